@@ -1,0 +1,47 @@
+"""amem_graph: long-term graph memory for fleets of LLM agents.
+
+Memories are graph nodes linked to the agents, tasks, episodes and outcomes that produced or
+used them, so a wrong memory can be traced, and taken back with everything it touched.
+"""
+
+from amem_graph.config import MemoryGraphConfig, RetrievalConfig
+from amem_graph.embeddings import Embedder, HashingEmbedder, LangChainEmbedder, MiniLMEmbedder
+from amem_graph.errors import (
+    AmemGraphError,
+    ConflictError,
+    EmbedderMismatchError,
+    NotFoundError,
+    StoreError,
+    StoreUnavailableError,
+    ValidationError,
+)
+from amem_graph.memory import EpisodeSession, MemoryGraph
+from amem_graph.models import Agent, Episode, Explanation, Hit, Memory, Outcome, Signal
+
+__version__ = "0.1.0"
+
+__all__ = [
+    "Agent",
+    "AmemGraphError",
+    "ConflictError",
+    "Embedder",
+    "EmbedderMismatchError",
+    "Episode",
+    "EpisodeSession",
+    "Explanation",
+    "HashingEmbedder",
+    "Hit",
+    "LangChainEmbedder",
+    "Memory",
+    "MemoryGraph",
+    "MemoryGraphConfig",
+    "MiniLMEmbedder",
+    "NotFoundError",
+    "Outcome",
+    "RetrievalConfig",
+    "Signal",
+    "StoreError",
+    "StoreUnavailableError",
+    "ValidationError",
+    "__version__",
+]

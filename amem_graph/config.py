@@ -1,0 +1,51 @@
+"""Settings of a MemoryGraph: limits and retrieval defaults, validated once at open time.
+
+Nothing here reads the environment at import time; ``default_store_path`` reads ``AMEM_STORE``
+when it is called, so tests and CLIs can change it.
+"""
+
+from __future__ import annotations
+
+import os
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from amem_graph.models import DEFAULT_MAX_CONTENT_LENGTH, DEFAULT_SCOPE
+
+DEFAULT_STORE_PATH = os.path.join(".amem", "memory.db")
+
+
+def default_store_path() -> str:
+    """``$AMEM_STORE`` if set, else ``./.amem/memory.db``."""
+    return os.environ.get("AMEM_STORE") or DEFAULT_STORE_PATH
+
+
+class RetrievalConfig(BaseModel):
+    """How recall gathers and fuses candidates; every field can be overridden per call."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    mode: Literal["rrf", "weighted"] = "rrf"
+    candidates: int = Field(default=50, ge=1, le=10_000)
+    rrf_k: int = Field(default=60, ge=1)
+    vector_weight: float = Field(default=1.0, ge=0)
+    text_weight: float = Field(default=1.0, ge=0)
+    graph_weight: float = Field(default=0.5, ge=0)
+    recency_weight: float = Field(default=0.1, ge=0)
+    importance_weight: float = Field(default=0.05, ge=0)
+    confidence_weight: float = Field(default=0.1, ge=0)
+    half_life_days: float = Field(default=30.0, gt=0)
+    expand_seeds: int = Field(default=5, ge=0)
+    expand_hops: int = Field(default=1, ge=0, le=2)
+    expand_fanout: int = Field(default=10, ge=0)
+
+
+class MemoryGraphConfig(BaseModel):
+    """Per-MemoryGraph settings."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    max_content_length: int = Field(default=DEFAULT_MAX_CONTENT_LENGTH, ge=1)
+    default_scope: str = DEFAULT_SCOPE
+    retrieval: RetrievalConfig = Field(default_factory=RetrievalConfig)

@@ -1,0 +1,405 @@
+"""``MemoryGraph``: the facade agents and tools use, and the ``EpisodeSession`` context.
+
+It owns no storage logic: it validates input, builds write batches, and asks the retriever and
+the store. Every public mutation is one store transaction.
+"""
+
+from __future__ import annotations
+
+import os
+import uuid
+from collections.abc import Mapping, Sequence
+from datetime import datetime
+from types import TracebackType
+from typing import Any, Literal
+
+from amem_graph.config import MemoryGraphConfig, RetrievalConfig, default_store_path
+from amem_graph.embeddings import Embedder, resolve_embedder
+from amem_graph.errors import NotFoundError, ValidationError
+from amem_graph.feedback import agent_trust, outcome_batch
+from amem_graph.models import (
+    Agent,
+    Episode,
+    Hit,
+    Memory,
+    MemoryInput,
+    MemoryKind,
+    Outcome,
+    check_name,
+    ensure_aware,
+    utcnow,
+)
+from amem_graph.retrieval import HybridRetriever
+from amem_graph.schema import AGENT, EPISODE
+from amem_graph.stores.base import EdgeWrite, GraphStore, MemoryFilter, NodeWrite, WriteBatch
+from amem_graph.writes import build_remember_batch, episode_nodes, parse_inputs
+
+NEO4J_SCHEMES = ("bolt://", "bolt+s://", "bolt+ssc://", "neo4j://", "neo4j+s://", "neo4j+ssc://")
+
+
+def open_store(target: str | os.PathLike[str] | None, **neo4j_options: Any) -> GraphStore:
+    """A store for a path, ``":memory:"`` or a bolt/neo4j URI."""
+    where = default_store_path() if target is None else os.fspath(target)
+    if where.startswith(NEO4J_SCHEMES):
+        from amem_graph.stores.neo4j import Neo4jStore
+
+        return Neo4jStore.connect(where, **neo4j_options)
+    if neo4j_options:
+        raise ValidationError(f"options {sorted(neo4j_options)} only apply to Neo4j URIs")
+    from amem_graph.stores.local import LocalStore
+
+    return LocalStore(where)
+
+
+def _name(value: str, what: str) -> str:
+    try:
+        return check_name(value)
+    except ValueError as exc:
+        raise ValidationError(f"{what}: {exc}") from None
+
+
+class MemoryGraph:
+    """Long-term memory for agents, on the embedded store or on Neo4j.
+
+    Open with ``MemoryGraph.open()``; use as a context manager to close it.
+    """
+
+    def __init__(
+        self,
+        store: GraphStore,
+        embedder: Embedder,
+        config: MemoryGraphConfig | None = None,
+    ) -> None:
+        self.store = store
+        self.embedder = embedder
+        self.config = config or MemoryGraphConfig()
+        store.ensure_embedder(embedder.name, embedder.dims)
+        self.retriever = HybridRetriever(store, embedder, self.config.retrieval)
+
+    @classmethod
+    def open(
+        cls,
+        target: str | os.PathLike[str] | None = None,
+        *,
+        embedder: object = "minilm",
+        config: MemoryGraphConfig | None = None,
+        **store_options: Any,
+    ) -> MemoryGraph:
+        """Open the store at ``target``: a path, ``":memory:"``, or a ``bolt://``/``neo4j://`` URI.
+
+        With no target: ``$AMEM_STORE`` or ``./.amem/memory.db``. ``embedder`` is ``"minilm"``
+        (default), ``"hashing"``, an ``Embedder`` or a langchain-core ``Embeddings``.
+        """
+        resolved = resolve_embedder(embedder)
+        store = open_store(target, **store_options)
+        try:
+            return cls(store, resolved, config)
+        except BaseException:
+            store.close()
+            raise
+
+    def __enter__(self) -> MemoryGraph:
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        self.close()
+
+    def close(self) -> None:
+        """Close the store; idempotent."""
+        self.store.close()
+
+    # -- writing --------------------------------------------------------------------------
+
+    def remember(
+        self,
+        content: str,
+        *,
+        agent: str | None = None,
+        task: str | None = None,
+        episode: str | None = None,
+        scope: str | None = None,
+        kind: MemoryKind = "semantic",
+        tags: Sequence[str] = (),
+        keywords: Sequence[str] = (),
+        context: str = "",
+        derived_from: Sequence[str] = (),
+        source: str | None = None,
+        timestamp: datetime | None = None,
+        valid_to: datetime | None = None,
+        importance: float = 0.5,
+        id: str | None = None,
+    ) -> Memory:
+        """Store one memory with its provenance.
+
+        Remembering an existing id again with the same content returns the stored memory
+        unchanged (idempotent); with different content it raises ``ConflictError``.
+        """
+        item: dict[str, Any] = {
+            "content": content,
+            "agent": agent,
+            "task": task,
+            "episode": episode,
+            "scope": scope or self.config.default_scope,
+            "kind": kind,
+            "tags": list(tags),
+            "keywords": list(keywords),
+            "context": context,
+            "derived_from": list(derived_from),
+            "source": source,
+            "timestamp": timestamp,
+            "valid_to": valid_to,
+            "importance": importance,
+            "id": id,
+        }
+        return self.remember_many([item])[0]
+
+    def remember_many(self, items: Sequence[Mapping[str, Any] | MemoryInput]) -> list[Memory]:
+        """Store many memories in one transaction: all of them, or none if any is invalid.
+
+        Each item takes the keyword arguments of ``remember``. Embeddings are computed in batch.
+        """
+        if isinstance(items, str | bytes) or not isinstance(items, Sequence):
+            raise ValidationError("remember_many takes a list of items")
+        prepared = []
+        for item in items:
+            if isinstance(item, Mapping) and item.get("scope") is None:
+                item = {**item, "scope": self.config.default_scope}
+            prepared.append(item)
+        inputs = parse_inputs(prepared, self.config.max_content_length)
+        if not inputs:
+            return []
+        batch, memories = build_remember_batch(self.store, self.embedder, inputs, utcnow())
+        self.store.apply(batch)
+        return memories
+
+    # -- reading --------------------------------------------------------------------------
+
+    def get(self, memory_id: str) -> Memory:
+        """The memory with this id, whatever its status; ``NotFoundError`` if there is none."""
+        found = self.store.get_memories([memory_id]).get(memory_id)
+        if found is None:
+            raise NotFoundError(f"no memory with id {memory_id!r}")
+        return found
+
+    def memory_filter(
+        self,
+        scope: str | None = None,
+        *,
+        agent: str | None = None,
+        task: str | None = None,
+        as_of: datetime | None = None,
+        include: Sequence[str] = ("active",),
+    ) -> MemoryFilter:
+        """The filter recall applies inside every retrieval path."""
+        scope_name = _name(scope or self.config.default_scope, "scope")
+        statuses = tuple(include)
+        for status in statuses:
+            if status not in ("active", "quarantined", "retracted", "superseded"):
+                raise ValidationError(f"unknown memory status {status!r} in include")
+        return MemoryFilter(
+            scopes=(scope_name,),
+            statuses=statuses,
+            as_of=None if as_of is None else ensure_aware(as_of),
+            agents=None if agent is None else (_name(agent, "agent"),),
+            tasks=None if task is None else (_name(task, "task"),),
+        )
+
+    def recall(
+        self,
+        query: str,
+        k: int = 10,
+        scope: str | None = None,
+        *,
+        agent: str | None = None,
+        task: str | None = None,
+        as_of: datetime | None = None,
+        include: Sequence[str] = ("active",),
+        explain: bool = False,
+        mode: Literal["rrf", "weighted"] | None = None,
+        **weights: Any,
+    ) -> list[Hit]:
+        """The k memories most useful for ``query`` in ``scope`` (active, valid at ``as_of``).
+
+        Extra keyword arguments override ``RetrievalConfig`` fields for this call, e.g.
+        ``recall(q, text_weight=0, half_life_days=7)``. With ``explain=True`` each hit carries
+        its signals, fused score and graph path.
+        """
+        if not isinstance(query, str) or not query.strip():
+            raise ValidationError("query is empty")
+        if k < 1:
+            raise ValidationError(f"k must be at least 1, got {k}")
+        flt = self.memory_filter(scope, agent=agent, task=task, as_of=as_of, include=include)
+        cfg = self._retrieval_config(mode, weights)
+        hits = self.retriever.search(query, k, flt, as_of or utcnow(), cfg)
+        if not explain:
+            hits = [h.model_copy(update={"explanation": None}) for h in hits]
+        return hits
+
+    def _retrieval_config(self, mode: str | None, overrides: Mapping[str, Any]) -> RetrievalConfig:
+        base = self.config.retrieval
+        unknown = set(overrides) - set(RetrievalConfig.model_fields)
+        if unknown:
+            raise ValidationError(
+                f"unknown recall option(s) {sorted(unknown)}; "
+                f"known: {sorted(RetrievalConfig.model_fields)}"
+            )
+        changes = dict(overrides)
+        if mode is not None:
+            changes["mode"] = mode
+        if not changes:
+            return base
+        try:
+            return RetrievalConfig.model_validate({**base.model_dump(), **changes})
+        except ValueError as exc:
+            raise ValidationError(f"bad recall option: {exc}") from None
+
+    # -- episodes and outcomes ------------------------------------------------------------
+
+    def episode(
+        self,
+        agent: str | None = None,
+        task: str | None = None,
+        *,
+        scope: str | None = None,
+        id: str | None = None,
+    ) -> EpisodeSession:
+        """A context for one agent run: its recalls are logged as READ edges, its memories
+        are GENERATED_IN it, and its outcome credits what it read."""
+        return EpisodeSession(self, agent=agent, task=task, scope=scope, episode_id=id)
+
+    def record_outcome(
+        self,
+        episode_id: str,
+        *,
+        success: bool,
+        score: float | None = None,
+        detail: str = "",
+        at: datetime | None = None,
+    ) -> Outcome:
+        """Record how an episode ended (once; a repeat with the same values is a no-op) and
+        credit the memories it read."""
+        _name(episode_id, "episode")
+        if episode_id not in self.store.get_nodes(EPISODE, [episode_id]):
+            raise NotFoundError(f"no episode {episode_id!r}")
+        when = utcnow() if at is None else ensure_aware(at)
+        batch, outcome = outcome_batch(self.store, episode_id, success, score, detail, when)
+        self.store.apply(batch)
+        return outcome
+
+    def agent(self, agent_id: str) -> Agent:
+        """An agent with its trust: the Beta posterior over the credit its memories got."""
+        node = self.store.get_nodes(AGENT, [agent_id]).get(agent_id)
+        if node is None:
+            raise NotFoundError(f"no agent {agent_id!r}")
+        written = self.store.find_memories(MemoryFilter(statuses=None, agents=(agent_id,)))
+        successes = sum(m.successes for m in written)
+        failures = sum(m.failures for m in written)
+        return Agent(
+            id=agent_id,
+            name=str(node.props.get("name", agent_id)),
+            trust=agent_trust(successes, failures),
+            memory_count=len(written),
+        )
+
+    def stats(self) -> dict[str, Any]:
+        """Counts of nodes and edges, and the store and embedder in use."""
+        info = self.store.embedder_info()
+        return {
+            "backend": self.store.backend,
+            "embedder": None if info is None else {"name": info[0], "dims": info[1]},
+            "counts": self.store.counts(),
+        }
+
+
+class EpisodeSession:
+    """One agent run. Created on entry (or resumed, if the id exists), closed on exit."""
+
+    def __init__(
+        self,
+        graph: MemoryGraph,
+        *,
+        agent: str | None,
+        task: str | None,
+        scope: str | None,
+        episode_id: str | None,
+    ) -> None:
+        self.graph = graph
+        self.agent = None if agent is None else _name(agent, "agent")
+        self.task = None if task is None else _name(task, "task")
+        self.scope = _name(scope or graph.config.default_scope, "scope")
+        self.id = _name(episode_id, "episode") if episode_id else f"ep-{uuid.uuid4().hex}"
+        self.started_at = utcnow()
+        self._open = False
+
+    def __enter__(self) -> EpisodeSession:
+        nodes, edges = episode_nodes(self.id, self.agent, self.task, self.scope, self.started_at)
+        self.graph.store.apply(WriteBatch(nodes=nodes, edges=edges))
+        self._open = True
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        self.close()
+
+    def close(self) -> None:
+        """Stamp the episode's end time."""
+        if self._open:
+            self._open = False
+            self.graph.store.apply(
+                WriteBatch(nodes=[NodeWrite(EPISODE, self.id, {"ended_at": utcnow()})])
+            )
+
+    def info(self) -> Episode:
+        """The episode as stored."""
+        node = self.graph.store.get_nodes(EPISODE, [self.id])[self.id]
+        return Episode(
+            id=self.id,
+            agent=node.props.get("agent"),
+            task=node.props.get("task"),
+            scope=node.props.get("scope", self.scope),
+            started_at=node.props["started_at"],
+            ended_at=node.props.get("ended_at"),
+        )
+
+    def recall(self, query: str, k: int = 10, **options: Any) -> list[Hit]:
+        """Recall in the episode's scope and log each hit as a READ edge (rank, score, query)."""
+        options.setdefault("scope", self.scope)
+        hits = self.graph.recall(query, k, **options)
+        if hits:
+            at = utcnow()
+            key = uuid.uuid4().hex
+            self.graph.store.apply(
+                WriteBatch(
+                    edges=[
+                        EdgeWrite(
+                            "READ",
+                            self.id,
+                            h.memory.id,
+                            {"rank": h.rank, "score": h.score, "query": query, "at": at},
+                            key=key,
+                        )
+                        for h in hits
+                    ]
+                )
+            )
+        return hits
+
+    def remember(self, content: str, **fields: Any) -> Memory:
+        """Remember a memory GENERATED_IN this episode and ATTRIBUTED_TO its agent."""
+        fields.setdefault("agent", self.agent)
+        fields.setdefault("task", self.task)
+        fields.setdefault("scope", self.scope)
+        return self.graph.remember(content, episode=self.id, **fields)
+
+    def outcome(self, *, success: bool, score: float | None = None, detail: str = "") -> Outcome:
+        """Record the episode's outcome and credit the memories it read."""
+        return self.graph.record_outcome(self.id, success=success, score=score, detail=detail)

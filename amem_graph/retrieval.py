@@ -1,0 +1,226 @@
+"""Hybrid recall: vector, BM25 and graph-expansion candidates, fused with recency, importance
+and confidence, every hit able to explain itself.
+
+The filter (scope, status, validity, agent, task) is passed into each candidate path, so a
+retracted or out-of-scope memory can never enter through any of them, and a selective filter
+cannot starve the result the way a post-filter would.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from datetime import datetime
+
+from amem_graph.config import RetrievalConfig
+from amem_graph.embeddings import Embedder
+from amem_graph.models import Explanation, Hit, Memory, PathStep, Signal
+from amem_graph.stores.base import Direction, GraphStore, MemoryFilter
+
+RELEVANCE_SIGNALS = ("vector", "text", "graph")
+PRIOR_SIGNALS = ("recency", "importance", "confidence")
+
+#: (edge type, direction from the seed, hop label) used for expansion
+_EXPANSION_EDGES: tuple[tuple[str, Direction], ...] = (
+    ("DERIVED_FROM", "out"),
+    ("DERIVED_FROM", "in"),
+    ("LINKED", "out"),
+    ("LINKED", "in"),
+)
+#: memory -> shared node -> memory: same episode, same task
+_SHARED_NODE_EDGES = ("GENERATED_IN", "FOR_TASK")
+
+
+@dataclass
+class _Candidate:
+    id: str
+    signals: dict[str, Signal] = field(default_factory=dict)
+    path: list[PathStep] = field(default_factory=list)
+
+
+def _ranked(pairs: Sequence[tuple[str, float]]) -> dict[str, Signal]:
+    return {mid: Signal(value=score, rank=i + 1) for i, (mid, score) in enumerate(pairs)}
+
+
+class HybridRetriever:
+    """Gathers candidates from the store's three paths and fuses them."""
+
+    def __init__(self, store: GraphStore, embedder: Embedder, config: RetrievalConfig) -> None:
+        self.store = store
+        self.embedder = embedder
+        self.config = config
+
+    def search(
+        self,
+        query: str,
+        k: int,
+        flt: MemoryFilter,
+        now: datetime,
+        config: RetrievalConfig | None = None,
+        query_vector: Sequence[float] | None = None,
+    ) -> list[Hit]:
+        """The top-k hits for ``query`` among memories ``flt`` admits."""
+        cfg = config or self.config
+        n = max(cfg.candidates, k)
+        vector = query_vector if query_vector is not None else self.embedder.embed_query(query)
+        cands: dict[str, _Candidate] = {}
+        paths: dict[str, list[tuple[str, float]]] = {}
+        if cfg.vector_weight > 0 or cfg.mode == "rrf":
+            paths["vector"] = self.store.vector_search(vector, n, flt)
+        if cfg.text_weight > 0:
+            paths["text"] = self.store.text_search(query, n, flt)
+        for name, pairs in paths.items():
+            for mid, sig in _ranked(pairs).items():
+                cands.setdefault(mid, _Candidate(mid)).signals[name] = sig
+        if cfg.graph_weight > 0 and cfg.expand_seeds > 0 and cfg.expand_hops > 0:
+            self._expand(cands, flt, cfg)
+        if not cands:
+            return []
+        memories = self.store.get_memories(list(cands))
+        cands = {mid: c for mid, c in cands.items() if mid in memories}
+        self._priors(cands, memories, now, cfg)
+        fused = self._fuse(cands, cfg)
+        order = sorted(cands, key=lambda mid: (-fused[mid], mid))[:k]
+        return [
+            Hit(
+                memory=memories[mid],
+                score=fused[mid],
+                rank=i + 1,
+                explanation=Explanation(
+                    signals=dict(cands[mid].signals), fused=fused[mid], path=cands[mid].path
+                ),
+            )
+            for i, mid in enumerate(order)
+        ]
+
+    # -- expansion ------------------------------------------------------------------------
+
+    def _rrf(self, cands: dict[str, _Candidate], cfg: RetrievalConfig) -> dict[str, float]:
+        """Weighted reciprocal rank fusion over whatever signals each candidate has."""
+        return {
+            mid: sum(
+                self._weight(cfg, s) / (cfg.rrf_k + sig.rank)
+                for s, sig in c.signals.items()
+                if sig.rank is not None
+            )
+            for mid, c in cands.items()
+        }
+
+    def _expand(
+        self, cands: dict[str, _Candidate], flt: MemoryFilter, cfg: RetrievalConfig
+    ) -> None:
+        """Walk 1-2 hops from the best seeds; only admitted memories become candidates."""
+        seed_scores = self._rrf(cands, cfg)
+        seeds = sorted(seed_scores, key=lambda m: (-seed_scores[m], m))[: cfg.expand_seeds]
+        frontier: dict[str, tuple[float, list[PathStep]]] = {s: (seed_scores[s], []) for s in seeds}
+        reached: dict[str, tuple[float, list[PathStep]]] = {}
+        for _hop in range(cfg.expand_hops):
+            found = self._neighbours(frontier, cfg)
+            admitted = self.store.filter_ids(found, flt)
+            next_frontier = {}
+            for mid in sorted(admitted):
+                score, path = found[mid]
+                if mid in seeds or mid in reached:
+                    continue
+                reached[mid] = (score, path)
+                next_frontier[mid] = (score, path)
+            frontier = next_frontier
+            if not frontier:
+                break
+        ranked = sorted(reached, key=lambda m: (-reached[m][0], m))
+        for i, mid in enumerate(ranked):
+            score, path = reached[mid]
+            cand = cands.setdefault(mid, _Candidate(mid))
+            cand.signals["graph"] = Signal(value=score, rank=i + 1)
+            cand.path = path
+
+    def _neighbours(
+        self, frontier: dict[str, tuple[float, list[PathStep]]], cfg: RetrievalConfig
+    ) -> dict[str, tuple[float, list[PathStep]]]:
+        found: dict[str, tuple[float, list[PathStep]]] = {}
+
+        def offer(mid: str, score: float, path: list[PathStep]) -> None:
+            if mid not in frontier and (mid not in found or found[mid][0] < score):
+                found[mid] = (score, path)
+
+        ids = list(frontier)
+        per_seed: dict[str, int] = {}
+        for etype, direction in _EXPANSION_EDGES:
+            for e in self.store.edges(ids, [etype], direction):
+                seed, other = (e.src, e.dst) if direction == "out" else (e.dst, e.src)
+                if seed not in frontier or per_seed.get(seed, 0) >= cfg.expand_fanout:
+                    continue
+                per_seed[seed] = per_seed.get(seed, 0) + 1
+                score, path = frontier[seed]
+                weight = float(e.props.get("weight", 1.0)) if etype == "LINKED" else 1.0
+                offer(
+                    other, score * weight, [*path, PathStep(source=e.src, edge=etype, target=e.dst)]
+                )
+        for etype in _SHARED_NODE_EDGES:
+            hubs = self.store.edges(ids, [etype], "out")
+            by_hub: dict[str, list[str]] = {}
+            for e in hubs:
+                by_hub.setdefault(e.dst, []).append(e.src)
+            if not by_hub:
+                continue
+            for e in self.store.edges(list(by_hub), [etype], "in"):
+                for seed in by_hub[e.dst]:
+                    if e.src == seed or per_seed.get(seed, 0) >= cfg.expand_fanout:
+                        continue
+                    per_seed[seed] = per_seed.get(seed, 0) + 1
+                    score, path = frontier[seed]
+                    offer(
+                        e.src,
+                        score * 0.5,
+                        [
+                            *path,
+                            PathStep(source=seed, edge=etype, target=e.dst),
+                            PathStep(source=e.src, edge=etype, target=e.dst),
+                        ],
+                    )
+        return found
+
+    # -- fusion ---------------------------------------------------------------------------
+
+    @staticmethod
+    def _weight(cfg: RetrievalConfig, signal: str) -> float:
+        return float(getattr(cfg, f"{signal}_weight"))
+
+    def _priors(
+        self,
+        cands: dict[str, _Candidate],
+        memories: dict[str, Memory],
+        now: datetime,
+        cfg: RetrievalConfig,
+    ) -> None:
+        half_life = cfg.half_life_days * 86_400.0
+        values: dict[str, dict[str, float]] = {s: {} for s in PRIOR_SIGNALS}
+        for mid in cands:
+            m = memories[mid]
+            age = max(0.0, (now - m.created_at).total_seconds())
+            values["recency"][mid] = math.pow(0.5, age / half_life)
+            values["importance"][mid] = m.importance
+            values["confidence"][mid] = m.confidence
+        for signal, by_id in values.items():
+            order = sorted(by_id, key=lambda m: (-by_id[m], m))
+            for rank, mid in enumerate(order, start=1):
+                cands[mid].signals[signal] = Signal(value=by_id[mid], rank=rank)
+
+    def _fuse(self, cands: dict[str, _Candidate], cfg: RetrievalConfig) -> dict[str, float]:
+        if cfg.mode == "rrf":
+            return self._rrf(cands, cfg)
+        bounds: dict[str, tuple[float, float]] = {}
+        for signal in RELEVANCE_SIGNALS + PRIOR_SIGNALS:
+            vals = [c.signals[signal].value for c in cands.values() if signal in c.signals]
+            if vals:
+                bounds[signal] = (min(vals), max(vals))
+        fused: dict[str, float] = {}
+        for mid, c in cands.items():
+            total = 0.0
+            for signal, sig in c.signals.items():
+                lo, hi = bounds[signal]
+                norm = 1.0 if hi == lo else (sig.value - lo) / (hi - lo)
+                total += self._weight(cfg, signal) * norm
+            fused[mid] = total
+        return fused

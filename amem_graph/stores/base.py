@@ -1,0 +1,264 @@
+"""The GraphStore protocol: the one seam between memory logic and storage.
+
+Logic above this line (retrieval, provenance, feedback, evolution) speaks only these calls, so
+the embedded store and Neo4j stay interchangeable and one contract suite holds them to the same
+behaviour.  Writes go in as one ``WriteBatch`` applied in one transaction: all or nothing.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any, Literal, Protocol, runtime_checkable
+
+from amem_graph.errors import ValidationError
+from amem_graph.models import Memory
+from amem_graph.schema import MEMORY, check_identifier, check_label, edge_endpoints
+
+Direction = Literal["out", "in", "both"]
+PropValue = str | int | float | bool | datetime | None | list[str] | list[float] | list[int]
+
+#: memory fields a store may update in place (status changes, credit, evolution)
+MEMORY_MUTABLE_FIELDS = frozenset(
+    {
+        "status",
+        "successes",
+        "failures",
+        "tags",
+        "keywords",
+        "context",
+        "content",
+        "content_hash",
+        "version",
+        "valid_to",
+        "importance",
+        "embedding",
+    }
+)
+
+
+def check_props(props: Mapping[str, Any], where: str) -> dict[str, Any]:
+    """Props must have identifier keys and scalar or list-of-scalar values (Neo4j's rule)."""
+    out: dict[str, Any] = {}
+    for key, value in props.items():
+        check_identifier(key, f"property name in {where}")
+        if isinstance(value, dict):
+            raise ValidationError(f"property {key!r} in {where} is a map; store scalars or lists")
+        if isinstance(value, list | tuple):
+            if any(isinstance(v, dict | list | tuple) for v in value):
+                raise ValidationError(f"property {key!r} in {where} nests collections")
+            value = list(value)
+        out[key] = value
+    return out
+
+
+@dataclass(frozen=True)
+class NodeWrite:
+    """Create a node or merge ``props`` into the existing one with the same label and id.
+
+    ``on_create`` props are set only when the node is new (an episode keeps its first start).
+    """
+
+    label: str
+    id: str
+    props: dict[str, Any] = field(default_factory=dict)
+    on_create: dict[str, Any] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        check_label(self.label)
+        if self.label == MEMORY:
+            raise ValidationError("write memories with WriteBatch.memories, not as plain nodes")
+        where = f"{self.label} {self.id!r}"
+        object.__setattr__(self, "props", check_props(self.props, where))
+        object.__setattr__(self, "on_create", check_props(self.on_create, where))
+
+
+@dataclass(frozen=True)
+class EdgeWrite:
+    """Create an edge, or merge ``props`` into the one with the same (type, src, dst, key)."""
+
+    type: str
+    src: str
+    dst: str
+    props: dict[str, Any] = field(default_factory=dict)
+    key: str = ""
+
+    def __post_init__(self) -> None:
+        edge_endpoints(self.type)
+        object.__setattr__(self, "props", check_props(self.props, f"{self.type} edge"))
+
+    @property
+    def labels(self) -> tuple[str, str]:
+        """(source label, target label) fixed by the edge type."""
+        return edge_endpoints(self.type)
+
+
+@dataclass(frozen=True)
+class MemoryUpdate:
+    """Set some mutable fields of one memory and add to numeric ones.
+
+    ``increments`` are applied inside the transaction (read-modify-write in the store), so two
+    outcomes crediting the same memory never lose an update.
+    """
+
+    id: str
+    changes: dict[str, Any] = field(default_factory=dict)
+    increments: dict[str, float] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        unknown = (set(self.changes) | set(self.increments)) - MEMORY_MUTABLE_FIELDS
+        if unknown:
+            raise ValidationError(f"memory fields {sorted(unknown)} cannot be updated")
+        bad = set(self.increments) - {"successes", "failures", "version", "importance"}
+        if bad:
+            raise ValidationError(f"memory fields {sorted(bad)} are not numeric counters")
+
+
+@dataclass
+class WriteBatch:
+    """Everything one public mutation writes; a store applies it in one transaction.
+
+    Order inside a transaction: memories, nodes, memory updates, node updates, edges, then
+    deletions, so edges may point at nodes created in the same batch.
+    """
+
+    memories: list[Memory] = field(default_factory=list)
+    nodes: list[NodeWrite] = field(default_factory=list)
+    edges: list[EdgeWrite] = field(default_factory=list)
+    memory_updates: list[MemoryUpdate] = field(default_factory=list)
+    delete_memories: list[str] = field(default_factory=list)
+    delete_edges: list[tuple[str, str, str, str]] = field(default_factory=list)
+
+    def is_empty(self) -> bool:
+        """True when applying would change nothing."""
+        return not (
+            self.memories
+            or self.nodes
+            or self.edges
+            or self.memory_updates
+            or self.delete_memories
+            or self.delete_edges
+        )
+
+
+@dataclass(frozen=True)
+class MemoryFilter:
+    """Which memories a retrieval path may return; applied inside every path, never after.
+
+    ``scopes=None`` means any scope and is only for analyst and admin calls; recall always
+    passes one.
+    """
+
+    scopes: tuple[str, ...] | None = None
+    statuses: tuple[str, ...] | None = ("active",)
+    as_of: datetime | None = None
+    agents: tuple[str, ...] | None = None
+    tasks: tuple[str, ...] | None = None
+
+    def admits(self, memory: Memory) -> bool:
+        """Reference semantics every store's filtered query must reproduce."""
+        if self.scopes is not None and memory.scope not in self.scopes:
+            return False
+        if self.statuses is not None and memory.status not in self.statuses:
+            return False
+        if self.as_of is not None and not memory.is_valid_at(self.as_of):
+            return False
+        if self.agents is not None and memory.agent not in self.agents:
+            return False
+        return self.tasks is None or memory.task in self.tasks
+
+
+@dataclass(frozen=True)
+class Edge:
+    """A stored edge as read back."""
+
+    type: str
+    src: str
+    dst: str
+    props: dict[str, Any]
+    key: str = ""
+
+
+@dataclass(frozen=True)
+class Node:
+    """A stored non-memory node as read back."""
+
+    label: str
+    id: str
+    props: dict[str, Any]
+
+
+@runtime_checkable
+class GraphStore(Protocol):
+    """Storage for the memory graph. Every method may raise only ``AmemGraphError``s."""
+
+    #: short backend name, e.g. "local" or "neo4j"
+    backend: str
+
+    def ensure_embedder(self, name: str, dims: int) -> None:
+        """Record the embedder on first use; raise EmbedderMismatchError if it differs."""
+        ...
+
+    def embedder_info(self) -> tuple[str, int] | None:
+        """The (name, dims) recorded in the store, if any."""
+        ...
+
+    def apply(self, batch: WriteBatch) -> None:
+        """Apply a whole batch in one transaction, or nothing of it."""
+        ...
+
+    def get_memories(self, ids: Sequence[str]) -> dict[str, Memory]:
+        """Memories by id (missing ids are absent from the result), embeddings included."""
+        ...
+
+    def find_memories(self, flt: MemoryFilter, limit: int | None = None) -> list[Memory]:
+        """Memories the filter admits, oldest first (created_at, then id)."""
+        ...
+
+    def get_nodes(self, label: str, ids: Sequence[str]) -> dict[str, Node]:
+        """Non-memory nodes by label and id."""
+        ...
+
+    def find_nodes(self, label: str, where: Mapping[str, Any] | None = None) -> list[Node]:
+        """Non-memory nodes of a label whose props equal every item of ``where``."""
+        ...
+
+    def edges(
+        self,
+        ids: Iterable[str],
+        types: Sequence[str] | None = None,
+        direction: Direction = "out",
+    ) -> list[Edge]:
+        """Edges touching the given node ids (as src for "out", dst for "in")."""
+        ...
+
+    def vector_search(
+        self, vector: Sequence[float], k: int, flt: MemoryFilter
+    ) -> list[tuple[str, float]]:
+        """Top-k memory ids by cosine similarity among those the filter admits."""
+        ...
+
+    def text_search(self, query: str, k: int, flt: MemoryFilter) -> list[tuple[str, float]]:
+        """Top-k memory ids by BM25 over content, keywords, tags and context (higher is better)."""
+        ...
+
+    def filter_ids(self, ids: Iterable[str], flt: MemoryFilter) -> set[str]:
+        """The subset of memory ids the filter admits."""
+        ...
+
+    def counts(self) -> dict[str, int]:
+        """Node counts per label and edge counts per type (only non-zero entries)."""
+        ...
+
+    def iter_nodes(self) -> Iterator[Node]:
+        """Every non-memory node (for export)."""
+        ...
+
+    def iter_edges(self) -> Iterator[Edge]:
+        """Every edge (for export)."""
+        ...
+
+    def close(self) -> None:
+        """Release connections; idempotent."""
+        ...

@@ -1,0 +1,739 @@
+"""The embedded default store: SQLite is the truth, numpy and networkx are its read caches.
+
+- SQLite (WAL) holds nodes, edges, float32 vectors and an FTS5 table (BM25). Every ``apply`` is
+  one ``BEGIN IMMEDIATE`` transaction, so a batch is all-or-nothing and writers from several
+  processes are serialised by SQLite (a writer waits up to ``busy_timeout`` seconds, then gets
+  ``ConflictError``): no write is lost.
+- Vector search runs on a numpy matrix and traversal on a networkx graph, both mirrored from
+  SQLite. Before every read the store checks ``PRAGMA data_version``; when another connection
+  (or process) has committed, the mirrors are rebuilt, so reads are never stale. The store's own
+  commits update the mirrors in place.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import sqlite3
+import threading
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from datetime import datetime
+from pathlib import Path
+from typing import Any, TypeVar
+
+import networkx as nx
+import numpy as np
+
+from amem_graph.errors import (
+    AmemGraphError,
+    ConflictError,
+    EmbedderMismatchError,
+    NotFoundError,
+    StoreError,
+    ValidationError,
+)
+from amem_graph.models import Memory
+from amem_graph.schema import EDGE_TYPES, MEMORY, check_identifier, check_label
+from amem_graph.stores import codec
+from amem_graph.stores.base import (
+    Direction,
+    Edge,
+    MemoryFilter,
+    MemoryUpdate,
+    Node,
+    WriteBatch,
+)
+
+SCHEMA_VERSION = "1"
+_CHUNK = 500
+_T = TypeVar("_T")
+
+_DDL = """
+CREATE TABLE IF NOT EXISTS meta(key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS memories(
+    rid INTEGER PRIMARY KEY,
+    id TEXT NOT NULL UNIQUE,
+    scope TEXT NOT NULL,
+    status TEXT NOT NULL,
+    agent TEXT,
+    task TEXT,
+    created_at REAL NOT NULL,
+    valid_from REAL NOT NULL,
+    valid_to REAL,
+    doc TEXT NOT NULL,
+    embedding BLOB
+);
+CREATE INDEX IF NOT EXISTS memories_scope_status ON memories(scope, status);
+CREATE INDEX IF NOT EXISTS memories_created ON memories(created_at);
+CREATE VIRTUAL TABLE IF NOT EXISTS memories_fts USING fts5(
+    content, keywords, tags, context, tokenize = 'porter unicode61'
+);
+CREATE TABLE IF NOT EXISTS nodes(
+    label TEXT NOT NULL, id TEXT NOT NULL, props TEXT NOT NULL, PRIMARY KEY(label, id)
+) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS edges(
+    type TEXT NOT NULL, src TEXT NOT NULL, dst TEXT NOT NULL, key TEXT NOT NULL DEFAULT '',
+    props TEXT NOT NULL, PRIMARY KEY(type, src, dst, key)
+) WITHOUT ROWID;
+CREATE INDEX IF NOT EXISTS edges_dst ON edges(dst, type);
+CREATE INDEX IF NOT EXISTS edges_src ON edges(src, type);
+"""
+
+_STATUS_CODES = {"active": 0, "quarantined": 1, "retracted": 2, "superseded": 3}
+_TOKEN = re.compile(r"\w+", re.UNICODE)
+
+
+def _epoch(value: datetime | None) -> float | None:
+    return None if value is None else value.timestamp()
+
+
+def _chunks(items: Sequence[_T], size: int = _CHUNK) -> Iterator[Sequence[_T]]:
+    for start in range(0, len(items), size):
+        yield items[start : start + size]
+
+
+def fts_query(text: str) -> str:
+    """An FTS5 MATCH expression that ORs the query's words, each quoted (no operator injection)."""
+    words = dict.fromkeys(w.lower() for w in _TOKEN.findall(text))
+    return " OR ".join('"' + w.replace('"', '""') + '"' for w in words)
+
+
+def _fts_row(memory: Memory) -> tuple[str, str, str, str]:
+    return (memory.content, " ".join(memory.keywords), " ".join(memory.tags), memory.context)
+
+
+class _Mirror:
+    """numpy columns for filtered vector search plus a networkx graph of all edges."""
+
+    def __init__(self, dims: int) -> None:
+        self.dims = dims
+        self.pos: dict[str, int] = {}
+        self.ids: list[str] = []
+        cap = 1024
+        self.vectors = np.zeros((cap, dims), dtype=np.float32)
+        self.alive = np.zeros(cap, dtype=bool)
+        self.has_vec = np.zeros(cap, dtype=bool)
+        self.scope = np.full(cap, -1, dtype=np.int32)
+        self.status = np.full(cap, -1, dtype=np.int8)
+        self.agent = np.full(cap, -1, dtype=np.int32)
+        self.task = np.full(cap, -1, dtype=np.int32)
+        self.valid_from = np.zeros(cap, dtype=np.float64)
+        self.valid_to = np.full(cap, np.inf, dtype=np.float64)
+        self.codes: dict[str, dict[str, int]] = {"scope": {}, "agent": {}, "task": {}}
+        self.graph: nx.MultiDiGraph = nx.MultiDiGraph()
+
+    def _code(self, column: str, value: str | None) -> int:
+        if value is None:
+            return -1
+        book = self.codes[column]
+        return book.setdefault(value, len(book))
+
+    def _grow(self, needed: int) -> None:
+        cap = len(self.alive)
+        if needed <= cap:
+            return
+        new = max(needed, cap * 2)
+        for name in ("vectors", "alive", "has_vec", "scope", "status", "agent", "task"):
+            old = getattr(self, name)
+            fill = -1 if name in ("scope", "status", "agent", "task") else 0
+            shape = (new, self.dims) if name == "vectors" else (new,)
+            arr = np.full(shape, fill, dtype=old.dtype)
+            arr[: len(old)] = old
+            setattr(self, name, arr)
+        vf = np.zeros(new, dtype=np.float64)
+        vf[:cap] = self.valid_from
+        vt = np.full(new, np.inf, dtype=np.float64)
+        vt[:cap] = self.valid_to
+        self.valid_from, self.valid_to = vf, vt
+
+    def upsert(self, row: sqlite3.Row) -> None:
+        mid = row["id"]
+        i = self.pos.get(mid)
+        if i is None:
+            i = len(self.ids)
+            self._grow(i + 1)
+            self.ids.append(mid)
+            self.pos[mid] = i
+        self.alive[i] = True
+        blob = row["embedding"]
+        if blob is not None and len(blob) == 4 * self.dims:
+            self.vectors[i] = np.frombuffer(blob, dtype=np.float32)
+            self.has_vec[i] = True
+        else:
+            self.has_vec[i] = False
+        self.scope[i] = self._code("scope", row["scope"])
+        self.status[i] = _STATUS_CODES[row["status"]]
+        self.agent[i] = self._code("agent", row["agent"])
+        self.task[i] = self._code("task", row["task"])
+        self.valid_from[i] = row["valid_from"]
+        self.valid_to[i] = np.inf if row["valid_to"] is None else row["valid_to"]
+
+    def drop(self, mid: str) -> None:
+        i = self.pos.get(mid)
+        if i is not None:
+            self.alive[i] = False
+            self.has_vec[i] = False
+
+    def _codes_for(self, column: str, values: Sequence[str]) -> list[int]:
+        book = self.codes[column]
+        return [book[v] for v in values if v in book]
+
+    def mask(self, flt: MemoryFilter) -> np.ndarray:
+        n = len(self.ids)
+        m = self.alive[:n].copy()
+        if flt.scopes is not None:
+            m &= np.isin(self.scope[:n], self._codes_for("scope", flt.scopes))
+        if flt.statuses is not None:
+            codes = [_STATUS_CODES[s] for s in flt.statuses if s in _STATUS_CODES]
+            m &= np.isin(self.status[:n], codes)
+        if flt.as_of is not None:
+            t = flt.as_of.timestamp()
+            m &= (self.valid_from[:n] <= t) & (self.valid_to[:n] > t)
+        if flt.agents is not None:
+            m &= np.isin(self.agent[:n], self._codes_for("agent", flt.agents))
+        if flt.tasks is not None:
+            m &= np.isin(self.task[:n], self._codes_for("task", flt.tasks))
+        return m
+
+    def add_edge(self, etype: str, src: str, dst: str, key: str, props: dict[str, Any]) -> None:
+        src_label, dst_label = EDGE_TYPES[etype]
+        self.graph.add_edge((src_label, src), (dst_label, dst), key=(etype, key), props=props)
+
+    def remove_edge(self, etype: str, src: str, dst: str, key: str) -> None:
+        src_label, dst_label = EDGE_TYPES[etype]
+        if self.graph.has_edge((src_label, src), (dst_label, dst), key=(etype, key)):
+            self.graph.remove_edge((src_label, src), (dst_label, dst), key=(etype, key))
+
+
+class LocalStore:
+    """SQLite + numpy + networkx store; ``path=":memory:"`` keeps everything in RAM."""
+
+    backend = "local"
+
+    def __init__(self, path: str | os.PathLike[str] = ":memory:", busy_timeout: float = 30.0):
+        self.path = str(path)
+        self._lock = threading.RLock()
+        try:
+            if self.path != ":memory:":
+                Path(self.path).expanduser().parent.mkdir(parents=True, exist_ok=True)
+            self._db = sqlite3.connect(
+                self.path, timeout=busy_timeout, isolation_level=None, check_same_thread=False
+            )
+            self._db.row_factory = sqlite3.Row
+            if self.path != ":memory:":
+                self._db.execute("PRAGMA journal_mode=WAL")
+            self._db.execute("PRAGMA synchronous=NORMAL")
+            self._db.execute("PRAGMA foreign_keys=ON")
+            self._db.executescript(_DDL)
+            self._db.execute(
+                "INSERT OR IGNORE INTO meta(key, value) VALUES('schema_version', ?)",
+                (SCHEMA_VERSION,),
+            )
+        except sqlite3.Error as exc:
+            raise StoreError(
+                f"cannot open the embedded store at {self.path}: {exc}",
+                hint="check the path is a writable file, not a directory or a foreign file",
+            ) from exc
+        self._mirror: _Mirror | None = None
+        self._seen_version: int | None = None
+        self._closed = False
+
+    # -- plumbing -------------------------------------------------------------------------
+
+    def _guard(self, what: str, fn: Callable[[], _T]) -> _T:
+        """Run ``fn`` under the lock, turning sqlite3 errors into AmemGraphErrors."""
+        with self._lock:
+            if self._closed:
+                raise StoreError("the store is closed")
+            try:
+                return fn()
+            except AmemGraphError:
+                raise
+            except sqlite3.IntegrityError as exc:
+                raise ConflictError(f"{what} conflicts with stored data: {exc}") from exc
+            except sqlite3.OperationalError as exc:
+                if "locked" in str(exc) or "busy" in str(exc):
+                    raise ConflictError(
+                        f"{what}: the store is busy (another writer holds it)",
+                        hint="retry, or raise busy_timeout",
+                    ) from exc
+                raise StoreError(f"{what} failed: {exc}") from exc
+            except sqlite3.Error as exc:
+                raise StoreError(f"{what} failed: {exc}") from exc
+
+    def _meta(self, key: str) -> str | None:
+        row = self._db.execute("SELECT value FROM meta WHERE key = ?", (key,)).fetchone()
+        return None if row is None else str(row["value"])
+
+    def _dims(self) -> int:
+        dims = self._meta("embedder_dims")
+        return int(dims) if dims is not None else 0
+
+    def _fresh_mirror(self) -> _Mirror:
+        """The mirrors, rebuilt if any other connection committed since they were built."""
+        version = int(self._db.execute("PRAGMA data_version").fetchone()[0])
+        if self._mirror is None or version != self._seen_version:
+            self._mirror = self._build_mirror()
+            self._seen_version = version
+        return self._mirror
+
+    def _build_mirror(self) -> _Mirror:
+        mirror = _Mirror(self._dims() or 1)
+        for row in self._db.execute(
+            "SELECT id, scope, status, agent, task, valid_from, valid_to, embedding FROM memories"
+        ):
+            mirror.upsert(row)
+        for row in self._db.execute("SELECT type, src, dst, key, props FROM edges"):
+            mirror.add_edge(
+                row["type"], row["src"], row["dst"], row["key"], codec.loads(row["props"])
+            )
+        return mirror
+
+    def _refresh_rows(self, ids: Iterable[str]) -> None:
+        if self._mirror is None:
+            return
+        wanted = list(dict.fromkeys(ids))
+        for part in _chunks(wanted):
+            marks = ",".join("?" * len(part))
+            found = set()
+            for row in self._db.execute(
+                "SELECT id, scope, status, agent, task, valid_from, valid_to, embedding "
+                f"FROM memories WHERE id IN ({marks})",
+                list(part),
+            ):
+                self._mirror.upsert(row)
+                found.add(row["id"])
+            for mid in set(part) - found:
+                self._mirror.drop(mid)
+
+    # -- embedder -------------------------------------------------------------------------
+
+    def embedder_info(self) -> tuple[str, int] | None:
+        def run() -> tuple[str, int] | None:
+            name = self._meta("embedder_name")
+            return None if name is None else (name, self._dims())
+
+        return self._guard("reading the embedder", run)
+
+    def ensure_embedder(self, name: str, dims: int) -> None:
+        def run() -> None:
+            recorded = self.embedder_info()
+            if recorded is None:
+                self._db.execute("BEGIN IMMEDIATE")
+                try:
+                    self._db.executemany(
+                        "INSERT OR REPLACE INTO meta(key, value) VALUES(?, ?)",
+                        [("embedder_name", name), ("embedder_dims", str(dims))],
+                    )
+                    self._db.execute("COMMIT")
+                except BaseException:
+                    self._db.execute("ROLLBACK")
+                    raise
+                self._mirror = None
+                return
+            if recorded != (name, dims):
+                raise EmbedderMismatchError(
+                    f"the store at {self.path} was built with embedder {recorded[0]!r} "
+                    f"({recorded[1]} dims), not {name!r} ({dims} dims)",
+                    hint=f"open it with the embedder it was built with, or export and re-import "
+                    f"into a new store to re-embed with {name!r}",
+                )
+
+        self._guard("recording the embedder", run)
+
+    # -- writes ---------------------------------------------------------------------------
+
+    def apply(self, batch: WriteBatch) -> None:
+        if batch.is_empty():
+            return
+
+        def run() -> None:
+            db = self._db
+            db.execute("BEGIN IMMEDIATE")
+            try:
+                self._write(batch)
+                db.execute("COMMIT")
+            except BaseException:
+                db.execute("ROLLBACK")
+                raise
+            # Our own commit does not bump data_version for this connection: patch mirrors.
+            if self._mirror is not None:
+                touched = [m.id for m in batch.memories] + [u.id for u in batch.memory_updates]
+                self._refresh_rows(touched + list(batch.delete_memories))
+                for e in batch.edges:
+                    self._mirror.add_edge(e.type, e.src, e.dst, e.key, dict(e.props))
+                for etype, src, dst, key in batch.delete_edges:
+                    self._mirror.remove_edge(etype, src, dst, key)
+                for mid in batch.delete_memories:
+                    node = (MEMORY, mid)
+                    if self._mirror.graph.has_node(node):
+                        self._mirror.graph.remove_node(node)
+
+        self._guard("writing a batch", run)
+
+    def _write(self, batch: WriteBatch) -> None:
+        db = self._db
+        dims = self._dims()
+        for m in batch.memories:
+            self._insert_memory(m, dims)
+        for n in batch.nodes:
+            row = db.execute(
+                "SELECT props FROM nodes WHERE label = ? AND id = ?", (n.label, n.id)
+            ).fetchone()
+            props = dict(n.on_create) if row is None else codec.loads(row["props"])
+            props.update(n.props)
+            db.execute(
+                "INSERT OR REPLACE INTO nodes(label, id, props) VALUES(?, ?, ?)",
+                (n.label, n.id, codec.dumps(props)),
+            )
+        for u in batch.memory_updates:
+            self._update_memory(u, dims)
+        for e in batch.edges:
+            src_label, dst_label = e.labels
+            for label, nid in ((src_label, e.src), (dst_label, e.dst)):
+                if not self._exists(label, nid):
+                    raise NotFoundError(f"{e.type} edge {e.src!r}->{e.dst!r}: no {label} {nid!r}")
+            row = db.execute(
+                "SELECT props FROM edges WHERE type=? AND src=? AND dst=? AND key=?",
+                (e.type, e.src, e.dst, e.key),
+            ).fetchone()
+            props = {} if row is None else codec.loads(row["props"])
+            props.update(e.props)
+            db.execute(
+                "INSERT OR REPLACE INTO edges(type, src, dst, key, props) VALUES(?, ?, ?, ?, ?)",
+                (e.type, e.src, e.dst, e.key, codec.dumps(props)),
+            )
+        for etype, src, dst, key in batch.delete_edges:
+            db.execute(
+                "DELETE FROM edges WHERE type=? AND src=? AND dst=? AND key=?",
+                (etype, src, dst, key),
+            )
+        if batch.delete_memories:
+            self._delete_memories(batch.delete_memories)
+
+    def _exists(self, label: str, nid: str) -> bool:
+        if label == MEMORY:
+            sql = "SELECT 1 FROM memories WHERE id = ?"
+            return self._db.execute(sql, (nid,)).fetchone() is not None
+        sql = "SELECT 1 FROM nodes WHERE label = ? AND id = ?"
+        return self._db.execute(sql, (label, nid)).fetchone() is not None
+
+    def _vector_blob(self, memory: Memory, dims: int) -> bytes | None:
+        if memory.embedding is None:
+            return None
+        if len(memory.embedding) != dims:
+            raise ValidationError(
+                f"memory {memory.id!r} has a {len(memory.embedding)}-dim embedding; "
+                f"the store uses {dims}"
+            )
+        vec = np.asarray(memory.embedding, dtype=np.float32)
+        if not np.all(np.isfinite(vec)):
+            raise ValidationError(f"memory {memory.id!r} has a non-finite embedding value")
+        norm = float(np.linalg.norm(vec))
+        if norm > 0:
+            vec = vec / norm
+        return vec.tobytes()
+
+    def _insert_memory(self, m: Memory, dims: int) -> None:
+        doc = codec.dumps(m.model_dump(mode="json", exclude={"embedding", "confidence"}))
+        cur = self._db.execute(
+            "INSERT INTO memories(id, scope, status, agent, task, created_at, valid_from, "
+            "valid_to, doc, embedding) VALUES(?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            (
+                m.id,
+                m.scope,
+                m.status,
+                m.agent,
+                m.task,
+                m.created_at.timestamp(),
+                m.valid_from.timestamp(),
+                _epoch(m.valid_to),
+                doc,
+                self._vector_blob(m, dims),
+            ),
+        )
+        self._db.execute(
+            "INSERT INTO memories_fts(rowid, content, keywords, tags, context) "
+            "VALUES(?, ?, ?, ?, ?)",
+            (cur.lastrowid, *_fts_row(m)),
+        )
+
+    def _update_memory(self, update: MemoryUpdate, dims: int) -> None:
+        row = self._db.execute(
+            "SELECT rid, doc, embedding FROM memories WHERE id = ?", (update.id,)
+        ).fetchone()
+        if row is None:
+            raise NotFoundError(f"no memory {update.id!r} to update")
+        data = codec.loads(row["doc"])
+        data.update(update.changes)
+        for name, amount in update.increments.items():
+            data[name] = data.get(name, 0) + amount
+        blob = row["embedding"]
+        if "embedding" in update.changes:
+            data.pop("embedding")
+        current = Memory.model_validate({**data, "embedding": update.changes.get("embedding")})
+        if "embedding" in update.changes:
+            blob = self._vector_blob(current, dims)
+        self._db.execute(
+            "UPDATE memories SET status=?, valid_to=?, doc=?, embedding=? WHERE rid=?",
+            (
+                current.status,
+                _epoch(current.valid_to),
+                codec.dumps(current.model_dump(mode="json", exclude={"embedding", "confidence"})),
+                blob,
+                row["rid"],
+            ),
+        )
+        if {"content", "keywords", "tags", "context"} & set(update.changes):
+            self._db.execute("DELETE FROM memories_fts WHERE rowid = ?", (row["rid"],))
+            self._db.execute(
+                "INSERT INTO memories_fts(rowid, content, keywords, tags, context) "
+                "VALUES(?, ?, ?, ?, ?)",
+                (row["rid"], *_fts_row(current)),
+            )
+
+    def _delete_memories(self, ids: Sequence[str]) -> None:
+        src_types = [t for t, (s, _) in EDGE_TYPES.items() if s == MEMORY]
+        dst_types = [t for t, (_, d) in EDGE_TYPES.items() if d == MEMORY]
+        for mid in ids:
+            row = self._db.execute("SELECT rid FROM memories WHERE id = ?", (mid,)).fetchone()
+            if row is None:
+                raise NotFoundError(f"no memory {mid!r} to delete")
+            self._db.execute("DELETE FROM memories_fts WHERE rowid = ?", (row["rid"],))
+            self._db.execute("DELETE FROM memories WHERE rid = ?", (row["rid"],))
+            self._db.execute(
+                f"DELETE FROM edges WHERE src = ? AND type IN ({','.join('?' * len(src_types))})",
+                (mid, *src_types),
+            )
+            self._db.execute(
+                f"DELETE FROM edges WHERE dst = ? AND type IN ({','.join('?' * len(dst_types))})",
+                (mid, *dst_types),
+            )
+
+    # -- reads ----------------------------------------------------------------------------
+
+    @staticmethod
+    def _memory_from_row(row: sqlite3.Row, with_embedding: bool = True) -> Memory:
+        data = codec.loads(row["doc"])
+        blob = row["embedding"] if with_embedding else None
+        if blob is not None:
+            data["embedding"] = np.frombuffer(blob, dtype=np.float32).tolist()
+        return Memory.model_validate(data)
+
+    def get_memories(self, ids: Sequence[str]) -> dict[str, Memory]:
+        def run() -> dict[str, Memory]:
+            out: dict[str, Memory] = {}
+            unique = list(dict.fromkeys(ids))
+            for part in _chunks(unique):
+                marks = ",".join("?" * len(part))
+                for row in self._db.execute(
+                    f"SELECT doc, embedding FROM memories WHERE id IN ({marks})", list(part)
+                ):
+                    m = self._memory_from_row(row)
+                    out[m.id] = m
+            return out
+
+        return self._guard("reading memories", run)
+
+    @staticmethod
+    def _filter_sql(flt: MemoryFilter, alias: str = "m") -> tuple[str, list[Any]]:
+        clauses: list[str] = []
+        params: list[Any] = []
+        for column, values in (
+            ("scope", flt.scopes),
+            ("status", flt.statuses),
+            ("agent", flt.agents),
+            ("task", flt.tasks),
+        ):
+            if values is not None:
+                clauses.append(f"{alias}.{column} IN ({','.join('?' * len(values))})")
+                params.extend(values)
+        if flt.as_of is not None:
+            t = flt.as_of.timestamp()
+            clauses.append(
+                f"{alias}.valid_from <= ? AND ({alias}.valid_to IS NULL OR {alias}.valid_to > ?)"
+            )
+            params.extend([t, t])
+        return (" AND ".join(clauses) or "1"), params
+
+    def find_memories(self, flt: MemoryFilter, limit: int | None = None) -> list[Memory]:
+        def run() -> list[Memory]:
+            where, params = self._filter_sql(flt)
+            sql = f"SELECT doc, embedding FROM memories m WHERE {where} ORDER BY created_at, id"
+            if limit is not None:
+                sql += " LIMIT ?"
+                params.append(int(limit))
+            return [self._memory_from_row(r) for r in self._db.execute(sql, params)]
+
+        return self._guard("listing memories", run)
+
+    def get_nodes(self, label: str, ids: Sequence[str]) -> dict[str, Node]:
+        check_label(label)
+
+        def run() -> dict[str, Node]:
+            out: dict[str, Node] = {}
+            for part in _chunks(list(dict.fromkeys(ids))):
+                marks = ",".join("?" * len(part))
+                for row in self._db.execute(
+                    f"SELECT id, props FROM nodes WHERE label = ? AND id IN ({marks})",
+                    [label, *part],
+                ):
+                    out[row["id"]] = Node(label, row["id"], codec.loads(row["props"]))
+            return out
+
+        return self._guard(f"reading {label} nodes", run)
+
+    def find_nodes(self, label: str, where: Mapping[str, Any] | None = None) -> list[Node]:
+        check_label(label)
+        conditions = dict(where or {})
+        for key in conditions:
+            check_identifier(key, "property name")
+
+        def run() -> list[Node]:
+            nodes = [
+                Node(label, row["id"], codec.loads(row["props"]))
+                for row in self._db.execute(
+                    "SELECT id, props FROM nodes WHERE label = ? ORDER BY id", (label,)
+                )
+            ]
+            return [n for n in nodes if all(n.props.get(k) == v for k, v in conditions.items())]
+
+        return self._guard(f"listing {label} nodes", run)
+
+    def edges(
+        self,
+        ids: Iterable[str],
+        types: Sequence[str] | None = None,
+        direction: Direction = "out",
+    ) -> list[Edge]:
+        wanted_types = list(EDGE_TYPES) if types is None else list(types)
+        for t in wanted_types:
+            if t not in EDGE_TYPES:
+                raise ValidationError(f"unknown edge type {t!r}")
+        id_list = list(dict.fromkeys(ids))
+
+        def run() -> list[Edge]:
+            graph = self._fresh_mirror().graph
+            out: list[Edge] = []
+            seen: set[tuple[str, str, str, str]] = set()
+            for etype in wanted_types:
+                src_label, dst_label = EDGE_TYPES[etype]
+                for nid in id_list:
+                    found: list[tuple[Any, Any, Any, Any]] = []
+                    if direction in ("out", "both") and graph.has_node((src_label, nid)):
+                        found += graph.out_edges((src_label, nid), keys=True, data="props")
+                    if direction in ("in", "both") and graph.has_node((dst_label, nid)):
+                        found += graph.in_edges((dst_label, nid), keys=True, data="props")
+                    for u, v, key, props in found:
+                        if key[0] != etype:
+                            continue
+                        ident = (etype, u[1], v[1], key[1])
+                        if ident not in seen:
+                            seen.add(ident)
+                            out.append(Edge(etype, u[1], v[1], dict(props), key[1]))
+            return out
+
+        return self._guard("reading edges", run)
+
+    def vector_search(
+        self, vector: Sequence[float], k: int, flt: MemoryFilter
+    ) -> list[tuple[str, float]]:
+        if k <= 0:
+            return []
+
+        def run() -> list[tuple[str, float]]:
+            mirror = self._fresh_mirror()
+            n = len(mirror.ids)
+            if n == 0:
+                return []
+            q = np.asarray(vector, dtype=np.float32)
+            if q.shape != (mirror.dims,):
+                raise ValidationError(
+                    f"query vector has {q.size} dimensions, the store uses {mirror.dims}"
+                )
+            if not np.all(np.isfinite(q)):
+                raise ValidationError("query vector has a non-finite value")
+            norm = float(np.linalg.norm(q))
+            if norm > 0:
+                q = q / norm
+            scores = mirror.vectors[:n] @ q
+            mask = mirror.mask(flt) & mirror.has_vec[:n]
+            scores = np.where(mask, scores, -np.inf)
+            allowed = int(mask.sum())
+            take = min(k, allowed)
+            if take == 0:
+                return []
+            top = np.argpartition(-scores, take - 1)[:take] if take < n else np.arange(n)
+            top = top[np.isfinite(scores[top])]
+            order = top[np.lexsort((np.array([mirror.ids[i] for i in top]), -scores[top]))]
+            return [(mirror.ids[i], float(scores[i])) for i in order]
+
+        return self._guard("searching vectors", run)
+
+    def text_search(self, query: str, k: int, flt: MemoryFilter) -> list[tuple[str, float]]:
+        match = fts_query(query)
+        if not match or k <= 0:
+            return []
+
+        def run() -> list[tuple[str, float]]:
+            where, params = self._filter_sql(flt)
+            sql = (
+                "SELECT m.id AS id, -bm25(memories_fts) AS score FROM memories_fts "
+                "JOIN memories m ON m.rid = memories_fts.rowid "
+                f"WHERE memories_fts MATCH ? AND {where} ORDER BY score DESC, m.id LIMIT ?"
+            )
+            rows = self._db.execute(sql, [match, *params, int(k)])
+            return [(r["id"], float(r["score"])) for r in rows]
+
+        return self._guard("searching text", run)
+
+    def filter_ids(self, ids: Iterable[str], flt: MemoryFilter) -> set[str]:
+        id_list = list(ids)
+
+        def run() -> set[str]:
+            mirror = self._fresh_mirror()
+            mask = mirror.mask(flt)
+            return {i for i in id_list if i in mirror.pos and bool(mask[mirror.pos[i]])}
+
+        return self._guard("filtering memories", run)
+
+    def counts(self) -> dict[str, int]:
+        def run() -> dict[str, int]:
+            out: dict[str, int] = {}
+            n = self._db.execute("SELECT count(*) FROM memories").fetchone()[0]
+            if n:
+                out[MEMORY] = int(n)
+            for row in self._db.execute("SELECT label, count(*) AS c FROM nodes GROUP BY label"):
+                out[row["label"]] = int(row["c"])
+            for row in self._db.execute("SELECT type, count(*) AS c FROM edges GROUP BY type"):
+                out[row["type"]] = int(row["c"])
+            return out
+
+        return self._guard("counting", run)
+
+    def iter_nodes(self) -> Iterator[Node]:
+        rows = self._guard(
+            "exporting nodes",
+            lambda: self._db.execute(
+                "SELECT label, id, props FROM nodes ORDER BY label, id"
+            ).fetchall(),
+        )
+        for row in rows:
+            yield Node(row["label"], row["id"], codec.loads(row["props"]))
+
+    def iter_edges(self) -> Iterator[Edge]:
+        rows = self._guard(
+            "exporting edges",
+            lambda: self._db.execute(
+                "SELECT type, src, dst, key, props FROM edges ORDER BY type, src, dst, key"
+            ).fetchall(),
+        )
+        for row in rows:
+            yield Edge(row["type"], row["src"], row["dst"], codec.loads(row["props"]), row["key"])
+
+    def close(self) -> None:
+        with self._lock:
+            if not self._closed:
+                self._closed = True
+                self._db.close()
+                self._mirror = None
