@@ -144,7 +144,7 @@ class MemoryGraph:
             "agent": agent,
             "task": task,
             "episode": episode,
-            "scope": scope or self.config.default_scope,
+            "scope": self.config.default_scope if scope is None else scope,
             "kind": kind,
             "tags": list(tags),
             "keywords": list(keywords),

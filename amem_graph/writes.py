@@ -16,7 +16,7 @@ import pydantic
 
 from amem_graph.embeddings import Embedder
 from amem_graph.errors import ConflictError, NotFoundError, ValidationError
-from amem_graph.models import Memory, MemoryInput, content_hash
+from amem_graph.models import Memory, MemoryInput, content_hash, finite_vector
 from amem_graph.schema import AGENT, EPISODE, SOURCE, TASK
 from amem_graph.stores.base import EdgeWrite, GraphStore, NodeWrite, WriteBatch
 
@@ -52,6 +52,23 @@ def parse_inputs(
                 hint="split it or raise MemoryGraphConfig.max_content_length",
             )
         out.append(parsed)
+    return out
+
+
+def checked_vectors(
+    embedder: Embedder, vectors: Sequence[Sequence[float]], n: int
+) -> list[list[float]]:
+    """Refuse embedder output that is the wrong count, dimension, or not finite."""
+    if len(vectors) != n:
+        raise ValidationError(
+            f"embedder {embedder.name!r} returned {len(vectors)} vectors for {n} texts"
+        )
+    out = []
+    for i, vector in enumerate(vectors):
+        try:
+            out.append(finite_vector(list(vector), embedder.dims))
+        except ValueError as exc:
+            raise ValidationError(f"item {i}: embedder {embedder.name!r}: {exc}") from None
     return out
 
 
@@ -112,7 +129,9 @@ def build_remember_batch(
                 )
 
     fresh = [(mid, item) for mid, item in zip(ids, inputs, strict=True) if mid not in existing]
-    vectors = embedder.embed_documents([item.content for _, item in fresh])
+    vectors = checked_vectors(
+        embedder, embedder.embed_documents([item.content for _, item in fresh]), len(fresh)
+    )
     batch = WriteBatch()
     created: dict[str, Memory] = {}
     for (mid, item), vector in zip(fresh, vectors, strict=True):

@@ -1,0 +1,78 @@
+"""Shared fixtures: every contract test runs on each store.
+
+The Neo4j store is reached at ``$NEO4J_URI`` (default bolt://127.0.0.1:7687). Locally a missing
+server skips those tests with a message saying how to start one; in CI (``CI=true``) it fails.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Iterator
+
+import pytest
+
+from amem_graph import HashingEmbedder, MemoryGraph
+from amem_graph.stores.base import GraphStore
+from amem_graph.stores.local import LocalStore
+
+STORE_KINDS = ["local", "neo4j"]
+
+
+def neo4j_uri() -> str:
+    return os.environ.get("NEO4J_URI", "bolt://127.0.0.1:7687")
+
+
+def _neo4j_store() -> GraphStore:
+    from amem_graph.errors import StoreUnavailableError
+    from amem_graph.stores.neo4j import Neo4jStore
+
+    try:
+        store = Neo4jStore.connect(neo4j_uri(), connect_timeout=5.0)
+    except StoreUnavailableError as exc:
+        if os.environ.get("CI"):
+            pytest.fail(f"Neo4j is required in CI and is not reachable: {exc}")
+        pytest.skip(f"Neo4j not reachable at {neo4j_uri()} ({exc}); run: scripts/neo4j-local start")
+    store.wipe()
+    return store
+
+
+@pytest.fixture(params=STORE_KINDS)
+def store_kind(request: pytest.FixtureRequest) -> str:
+    kind: str = request.param
+    if kind == "neo4j":
+        request.applymarker(pytest.mark.neo4j)
+    return kind
+
+
+@pytest.fixture
+def make_store(store_kind: str, tmp_path: os.PathLike[str]) -> Iterator[Callable[[], GraphStore]]:
+    """Factory for fresh, empty stores of the parametrized kind (closed after the test)."""
+    opened: list[GraphStore] = []
+
+    def factory() -> GraphStore:
+        store: GraphStore
+        if store_kind == "local":
+            store = LocalStore(os.path.join(tmp_path, f"store{len(opened)}.db"))
+        else:
+            if opened:
+                raise RuntimeError("one Neo4j database per test")
+            store = _neo4j_store()
+        opened.append(store)
+        return store
+
+    yield factory
+    for store in opened:
+        store.close()
+
+
+@pytest.fixture
+def store(make_store: Callable[[], GraphStore]) -> GraphStore:
+    return make_store()
+
+
+@pytest.fixture
+def mg(store: GraphStore) -> Iterator[MemoryGraph]:
+    """A MemoryGraph with the hashing embedder on each store kind."""
+    graph = MemoryGraph(store, HashingEmbedder())
+    yield graph
+    graph.close()
