@@ -16,20 +16,15 @@ from datetime import datetime
 from amem_graph.config import RetrievalConfig
 from amem_graph.embeddings import Embedder
 from amem_graph.models import Explanation, Hit, Memory, PathStep, Signal
-from amem_graph.stores.base import Direction, GraphStore, MemoryFilter
+from amem_graph.stores.base import GraphStore, MemoryFilter
 
 RELEVANCE_SIGNALS = ("vector", "text", "graph")
 PRIOR_SIGNALS = ("recency", "importance", "confidence")
 
-#: (edge type, direction from the seed, hop label) used for expansion
-_EXPANSION_EDGES: tuple[tuple[str, Direction], ...] = (
-    ("DERIVED_FROM", "out"),
-    ("DERIVED_FROM", "in"),
-    ("LINKED", "out"),
-    ("LINKED", "in"),
-)
-#: memory -> shared node -> memory: same episode, same task
-_SHARED_NODE_EDGES = ("GENERATED_IN", "FOR_TASK")
+#: memory-memory edges followed both ways from a seed
+_EXPANSION_EDGES = ("DERIVED_FROM", "LINKED")
+#: memory -> shared hub -> memory (same episode, same task), with the score kept per hop
+_SIBLING_DECAY = {"GENERATED_IN": 0.5, "FOR_TASK": 0.25}
 
 
 @dataclass
@@ -77,7 +72,7 @@ class HybridRetriever:
             self._expand(cands, flt, cfg)
         if not cands:
             return []
-        memories = self.store.get_memories(list(cands))
+        memories = self.store.get_memories(list(cands), embeddings=False)
         cands = {mid: c for mid, c in cands.items() if mid in memories}
         self._priors(cands, memories, now, cfg)
         fused = self._fuse(cands, cfg)
@@ -116,7 +111,7 @@ class HybridRetriever:
         frontier: dict[str, tuple[float, list[PathStep]]] = {s: (seed_scores[s], []) for s in seeds}
         reached: dict[str, tuple[float, list[PathStep]]] = {}
         for _hop in range(cfg.expand_hops):
-            found = self._neighbours(frontier, cfg)
+            found = self._neighbours(frontier, flt, cfg)
             admitted = self.store.filter_ids(found, flt)
             next_frontier = {}
             for mid in sorted(admitted):
@@ -136,49 +131,37 @@ class HybridRetriever:
             cand.path = path
 
     def _neighbours(
-        self, frontier: dict[str, tuple[float, list[PathStep]]], cfg: RetrievalConfig
+        self,
+        frontier: dict[str, tuple[float, list[PathStep]]],
+        flt: MemoryFilter,
+        cfg: RetrievalConfig,
     ) -> dict[str, tuple[float, list[PathStep]]]:
+        """One hop from the frontier: lineage and links, then same-episode/task siblings."""
         found: dict[str, tuple[float, list[PathStep]]] = {}
 
         def offer(mid: str, score: float, path: list[PathStep]) -> None:
             if mid not in frontier and (mid not in found or found[mid][0] < score):
                 found[mid] = (score, path)
 
-        ids = list(frontier)
+        ids = sorted(frontier)
         per_seed: dict[str, int] = {}
-        for etype, direction in _EXPANSION_EDGES:
-            for e in self.store.edges(ids, [etype], direction):
-                seed, other = (e.src, e.dst) if direction == "out" else (e.dst, e.src)
-                if seed not in frontier or per_seed.get(seed, 0) >= cfg.expand_fanout:
-                    continue
-                per_seed[seed] = per_seed.get(seed, 0) + 1
-                score, path = frontier[seed]
-                weight = float(e.props.get("weight", 1.0)) if etype == "LINKED" else 1.0
-                offer(
-                    other, score * weight, [*path, PathStep(source=e.src, edge=etype, target=e.dst)]
-                )
-        for etype in _SHARED_NODE_EDGES:
-            hubs = self.store.edges(ids, [etype], "out")
-            by_hub: dict[str, list[str]] = {}
-            for e in hubs:
-                by_hub.setdefault(e.dst, []).append(e.src)
-            if not by_hub:
+        for e in self.store.edges(ids, list(_EXPANSION_EDGES), "both"):
+            seed, other = (e.src, e.dst) if e.src in frontier else (e.dst, e.src)
+            if per_seed.get(seed, 0) >= cfg.expand_fanout:
                 continue
-            for e in self.store.edges(list(by_hub), [etype], "in"):
-                for seed in by_hub[e.dst]:
-                    if e.src == seed or per_seed.get(seed, 0) >= cfg.expand_fanout:
-                        continue
-                    per_seed[seed] = per_seed.get(seed, 0) + 1
-                    score, path = frontier[seed]
-                    offer(
-                        e.src,
-                        score * 0.5,
-                        [
-                            *path,
-                            PathStep(source=seed, edge=etype, target=e.dst),
-                            PathStep(source=e.src, edge=etype, target=e.dst),
-                        ],
-                    )
+            per_seed[seed] = per_seed.get(seed, 0) + 1
+            score, path = frontier[seed]
+            weight = float(e.props.get("weight", 1.0)) if e.type == "LINKED" else 1.0
+            offer(other, score * weight, [*path, PathStep(source=e.src, edge=e.type, target=e.dst)])
+        for via, decay in _SIBLING_DECAY.items():
+            for seed, pairs in self.store.siblings(ids, via, flt, cfg.expand_fanout).items():
+                score, path = frontier[seed]
+                for other, hub in pairs:
+                    steps = [
+                        PathStep(source=seed, edge=via, target=hub),
+                        PathStep(source=other, edge=via, target=hub),
+                    ]
+                    offer(other, score * decay, [*path, *steps])
         return found
 
     # -- fusion ---------------------------------------------------------------------------

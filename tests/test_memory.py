@@ -167,9 +167,7 @@ class _BrokenEmbedder(HashingEmbedder):
         ([0.1] * 10, "has 10 dimensions, the store uses 256"),
     ],
 )
-def test_bad_vectors_are_rejected(
-    store: GraphStore, vector: list[float], message: str
-) -> None:
+def test_bad_vectors_are_rejected(store: GraphStore, vector: list[float], message: str) -> None:
     good = MemoryGraph(store, HashingEmbedder(256))
     good.remember("kept", id="keep")
     before = snapshot(good)

@@ -208,8 +208,8 @@ class GraphStore(Protocol):
         """Apply a whole batch in one transaction, or nothing of it."""
         ...
 
-    def get_memories(self, ids: Sequence[str]) -> dict[str, Memory]:
-        """Memories by id (missing ids are absent from the result), embeddings included."""
+    def get_memories(self, ids: Sequence[str], *, embeddings: bool = True) -> dict[str, Memory]:
+        """Memories by id (missing ids are absent); ``embeddings=False`` skips the vectors."""
         ...
 
     def find_memories(self, flt: MemoryFilter, limit: int | None = None) -> list[Memory]:
@@ -245,6 +245,18 @@ class GraphStore(Protocol):
 
     def filter_ids(self, ids: Iterable[str], flt: MemoryFilter) -> set[str]:
         """The subset of memory ids the filter admits."""
+        ...
+
+    def siblings(
+        self, ids: Sequence[str], via: str, flt: MemoryFilter, limit: int
+    ) -> dict[str, list[tuple[str, str]]]:
+        """Memories sharing a hub with each given memory, nearest in time first.
+
+        ``via`` is ``GENERATED_IN`` (same episode) or ``FOR_TASK`` (same task). For each id,
+        up to ``limit`` (other memory id, hub id) pairs among memories the filter admits,
+        ordered by ``|created_at - the id's created_at|``, then id. Bounded so a hub with
+        thousands of members costs no more than a small one.
+        """
         ...
 
     def counts(self) -> dict[str, int]:

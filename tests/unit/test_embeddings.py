@@ -54,14 +54,19 @@ def test_resolve_embedder_accepts_the_documented_forms() -> None:
 def test_open_with_langchain_embeddings(tmp_path: object) -> None:
     with MemoryGraph.open(":memory:", embedder=DeterministicFakeEmbedding(size=16)) as mg:
         mg.remember("anything", id="a")
-        assert mg.stats()["embedder"] == {"name": "langchain:DeterministicFakeEmbedding", "dims": 16}
+        assert mg.stats()["embedder"] == {
+            "name": "langchain:DeterministicFakeEmbedding",
+            "dims": 16,
+        }
 
 
 def test_store_refuses_a_different_embedder(tmp_path: object) -> None:
     path = f"{tmp_path}/m.db"
     with MemoryGraph.open(path, embedder="hashing") as mg:
         mg.remember("kept", id="k")
-    with pytest.raises(EmbedderMismatchError, match=r"built with embedder 'hashing-256' \(256 dims\)"):
+    with pytest.raises(
+        EmbedderMismatchError, match=r"built with embedder 'hashing-256' \(256 dims\)"
+    ):
         MemoryGraph.open(path, embedder=HashingEmbedder(128))
     with MemoryGraph.open(path, embedder="hashing") as mg:
         assert mg.get("k").content == "kept"

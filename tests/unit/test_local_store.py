@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from amem_graph import MemoryGraph, StoreError
-from amem_graph.stores.local import LocalStore, fts_query
+from amem_graph.stores.local import LocalStore
 
 
 def test_memories_persist_across_reopen(tmp_path: Path) -> None:
@@ -88,8 +88,3 @@ def test_concurrent_writers_lose_nothing(tmp_path: Path) -> None:
     with MemoryGraph.open(path, embedder="hashing") as mg:
         assert mg.store.counts()["Memory"] == 80
         assert mg.store.counts()["ATTRIBUTED_TO"] == 80
-
-
-def test_fts_query_quotes_every_term() -> None:
-    assert fts_query('deploy AND "prod" OR x*') == '"deploy" OR "and" OR "prod" OR "or" OR "x"'
-    assert fts_query("  !!! ") == ""

@@ -1,0 +1,48 @@
+"""The BM25 analyzer and index."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from amem_graph.stores.bm25 import BM25Index
+from amem_graph.text import analyze
+
+
+def test_analyzer_drops_stop_words_possessives_and_stems() -> None:
+    assert analyze("The runners' deploys are failing on Maya's ARM boxes") == [
+        "runner",
+        "deploi",
+        "fail",
+        "maya",
+        "arm",
+        "box",
+    ]
+    assert analyze('"quoted" AND (operators) * ~ : / \\ -') == ["quot", "oper"]
+    assert analyze("the and of") == []
+
+
+def test_bm25_prefers_rare_terms_and_short_documents() -> None:
+    index = BM25Index()
+    index.set(0, "deploy deploy pipeline")
+    index.set(1, "deploy the pipeline to the staging cluster with extra words here")
+    index.set(2, "kubernetes liveness probe")
+    scores = index.scores("deploy pipeline", 3)
+    assert scores[0] > scores[1] > 0
+    assert scores[2] == 0
+    rare = index.scores("kubernetes", 3)
+    assert rare[2] > scores[0] / 2
+
+
+def test_bm25_reindex_and_remove() -> None:
+    index = BM25Index()
+    index.set(0, "alpha beta")
+    index.set(1, "gamma")
+    index.set(0, "gamma delta")
+    assert index.scores("alpha", 2).tolist() == [0.0, 0.0]
+    both = index.scores("gamma", 2)
+    assert both[0] > 0 and both[1] > 0
+    index.remove(1)
+    assert index.scores("gamma", 2)[1] == 0
+    expected = np.log1p((1 - 1 + 0.5) / (1 + 0.5)) * 1 * 2.2 / (1 + 1.2)
+    assert index.scores("gamma", 2)[0] == pytest.approx(expected, rel=1e-5)
