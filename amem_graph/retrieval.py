@@ -27,15 +27,22 @@ _EXPANSION_EDGES = ("DERIVED_FROM", "LINKED")
 _SIBLING_DECAY = {"GENERATED_IN": 0.5, "FOR_TASK": 0.25}
 
 
-@dataclass
+@dataclass(slots=True)
 class _Candidate:
+    """A memory under consideration: signal name -> (raw value, rank), and its graph path."""
+
     id: str
-    signals: dict[str, Signal] = field(default_factory=dict)
+    signals: dict[str, tuple[float, int]] = field(default_factory=dict)
     path: list[PathStep] = field(default_factory=list)
 
+    def explanation(self, fused: float) -> Explanation:
+        signals = {name: Signal(value=v, rank=r) for name, (v, r) in self.signals.items()}
+        return Explanation(signals=signals, fused=fused, path=self.path)
 
-def _ranked(pairs: Sequence[tuple[str, float]]) -> dict[str, Signal]:
-    return {mid: Signal(value=score, rank=i + 1) for i, (mid, score) in enumerate(pairs)}
+
+def _weights(cfg: RetrievalConfig) -> dict[str, float]:
+    """Signal name -> its weight in the fusion."""
+    return {s: float(getattr(cfg, f"{s}_weight")) for s in RELEVANCE_SIGNALS + PRIOR_SIGNALS}
 
 
 class HybridRetriever:
@@ -61,13 +68,13 @@ class HybridRetriever:
         vector = query_vector if query_vector is not None else self.embedder.embed_query(query)
         cands: dict[str, _Candidate] = {}
         paths: dict[str, list[tuple[str, float]]] = {}
-        if cfg.vector_weight > 0 or cfg.mode == "rrf":
+        if cfg.vector_weight > 0:
             paths["vector"] = self.store.vector_search(vector, n, flt)
         if cfg.text_weight > 0:
             paths["text"] = self.store.text_search(query, n, flt)
         for name, pairs in paths.items():
-            for mid, sig in _ranked(pairs).items():
-                cands.setdefault(mid, _Candidate(mid)).signals[name] = sig
+            for rank, (mid, score) in enumerate(pairs, start=1):
+                cands.setdefault(mid, _Candidate(mid)).signals[name] = (score, rank)
         if cfg.graph_weight > 0 and cfg.expand_seeds > 0 and cfg.expand_hops > 0:
             self._expand(cands, flt, cfg)
         if not cands:
@@ -82,9 +89,7 @@ class HybridRetriever:
                 memory=memories[mid],
                 score=fused[mid],
                 rank=i + 1,
-                explanation=Explanation(
-                    signals=dict(cands[mid].signals), fused=fused[mid], path=cands[mid].path
-                ),
+                explanation=cands[mid].explanation(fused[mid]),
             )
             for i, mid in enumerate(order)
         ]
@@ -93,11 +98,10 @@ class HybridRetriever:
 
     def _rrf(self, cands: dict[str, _Candidate], cfg: RetrievalConfig) -> dict[str, float]:
         """Weighted reciprocal rank fusion over whatever signals each candidate has."""
+        weights = _weights(cfg)
         return {
             mid: sum(
-                self._weight(cfg, s) / (cfg.rrf_k + sig.rank)
-                for s, sig in c.signals.items()
-                if sig.rank is not None
+                weights[s] / (cfg.rrf_k + rank) for s, (_, rank) in c.signals.items()
             )
             for mid, c in cands.items()
         }
@@ -127,7 +131,7 @@ class HybridRetriever:
         for i, mid in enumerate(ranked):
             score, path = reached[mid]
             cand = cands.setdefault(mid, _Candidate(mid))
-            cand.signals["graph"] = Signal(value=score, rank=i + 1)
+            cand.signals["graph"] = (score, i + 1)
             cand.path = path
 
     def _neighbours(
@@ -166,10 +170,6 @@ class HybridRetriever:
 
     # -- fusion ---------------------------------------------------------------------------
 
-    @staticmethod
-    def _weight(cfg: RetrievalConfig, signal: str) -> float:
-        return float(getattr(cfg, f"{signal}_weight"))
-
     def _priors(
         self,
         cands: dict[str, _Candidate],
@@ -187,23 +187,27 @@ class HybridRetriever:
             values["confidence"][mid] = m.confidence
         for signal, by_id in values.items():
             order = sorted(by_id, key=lambda m: (-by_id[m], m))
-            for rank, mid in enumerate(order, start=1):
-                cands[mid].signals[signal] = Signal(value=by_id[mid], rank=rank)
+            rank = 0
+            for position, mid in enumerate(order, start=1):
+                if rank == 0 or by_id[mid] != by_id[order[position - 2]]:
+                    rank = position  # ties share a rank, so equal priors favour nobody
+                cands[mid].signals[signal] = (by_id[mid], rank)
 
     def _fuse(self, cands: dict[str, _Candidate], cfg: RetrievalConfig) -> dict[str, float]:
         if cfg.mode == "rrf":
             return self._rrf(cands, cfg)
+        weights = _weights(cfg)
         bounds: dict[str, tuple[float, float]] = {}
         for signal in RELEVANCE_SIGNALS + PRIOR_SIGNALS:
-            vals = [c.signals[signal].value for c in cands.values() if signal in c.signals]
+            vals = [c.signals[signal][0] for c in cands.values() if signal in c.signals]
             if vals:
                 bounds[signal] = (min(vals), max(vals))
         fused: dict[str, float] = {}
         for mid, c in cands.items():
             total = 0.0
-            for signal, sig in c.signals.items():
+            for signal, (value, _) in c.signals.items():
                 lo, hi = bounds[signal]
-                norm = 1.0 if hi == lo else (sig.value - lo) / (hi - lo)
-                total += self._weight(cfg, signal) * norm
+                norm = 1.0 if hi == lo else (value - lo) / (hi - lo)
+                total += weights[signal] * norm
             fused[mid] = total
         return fused

@@ -17,6 +17,7 @@ import os
 import sqlite3
 import threading
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from dataclasses import replace
 from datetime import datetime
 from pathlib import Path
 from typing import Any, TypeVar
@@ -138,6 +139,8 @@ class _Mirror:
         self.codes: dict[str, dict[str, int]] = {"scope": {}, "agent": {}, "task": {}}
         self.graph: nx.MultiDiGraph = nx.MultiDiGraph()
         self.bm25 = BM25Index()
+        self._masks: dict[MemoryFilter, np.ndarray] = {}
+        self._hub_pos: dict[tuple[str, str], np.ndarray] = {}
 
     def _code(self, column: str, value: str | None) -> int:
         if value is None:
@@ -157,6 +160,7 @@ class _Mirror:
             setattr(self, name, arr)
 
     def upsert(self, row: sqlite3.Row) -> None:
+        self._masks.clear()
         mid = row["id"]
         i = self.pos.get(mid)
         if i is None:
@@ -181,6 +185,7 @@ class _Mirror:
         self.bm25.set(i, row["search_text"])
 
     def drop(self, mid: str) -> None:
+        self._masks.clear()
         i = self.pos.get(mid)
         if i is not None:
             self.alive[i] = False
@@ -192,6 +197,21 @@ class _Mirror:
         return [book[v] for v in values if v in book]
 
     def mask(self, flt: MemoryFilter) -> np.ndarray:
+        """Positions the filter admits. The part without ``as_of`` is memoised until the next
+        change (a handful of filters are in use at a time); validity is cheap and per call."""
+        key = replace(flt, as_of=None)
+        cached = self._masks.get(key)
+        if cached is None:
+            if len(self._masks) > 32:
+                self._masks.clear()
+            cached = self._masks[key] = self._compute_mask(key)
+        if flt.as_of is None:
+            return cached
+        n = len(self.ids)
+        t = flt.as_of.timestamp()
+        return cached & (self.valid_from[:n] <= t) & (self.valid_to[:n] > t)
+
+    def _compute_mask(self, flt: MemoryFilter) -> np.ndarray:
         n = len(self.ids)
         m = self.alive[:n].copy()
         if flt.scopes is not None:
@@ -199,9 +219,6 @@ class _Mirror:
         if flt.statuses is not None:
             codes = [_STATUS_CODES[s] for s in flt.statuses if s in _STATUS_CODES]
             m &= np.isin(self.status[:n], codes)
-        if flt.as_of is not None:
-            t = flt.as_of.timestamp()
-            m &= (self.valid_from[:n] <= t) & (self.valid_to[:n] > t)
         if flt.agents is not None:
             m &= np.isin(self.agent[:n], self._codes_for("agent", flt.agents))
         if flt.tasks is not None:
@@ -226,6 +243,7 @@ class _Mirror:
         if etype in self.members:
             self.members[etype].setdefault(dst, set()).add(src)
             self.hubs[etype].setdefault(src, set()).add(dst)
+            self._hub_pos.pop((etype, dst), None)
 
     def remove_edge(self, etype: str, src: str, dst: str, key: str) -> None:
         src_label, dst_label = EDGE_TYPES[etype]
@@ -234,6 +252,7 @@ class _Mirror:
         if etype in self.members:
             self.members[etype].get(dst, set()).discard(src)
             self.hubs[etype].get(src, set()).discard(dst)
+            self._hub_pos.pop((etype, dst), None)
 
     def siblings(self, mid: str, via: str, mask: np.ndarray, limit: int) -> list[tuple[str, str]]:
         """Admitted memories sharing a ``via`` hub with ``mid``, nearest in time first."""
@@ -243,14 +262,18 @@ class _Mirror:
         t = self.created_at[i]
         found: list[tuple[float, str, str]] = []
         for hub in sorted(self.hubs[via].get(mid, ())):
-            others = [o for o in self.members[via].get(hub, ()) if o != mid]
-            idx = np.fromiter((self.pos[o] for o in others), dtype=np.int64, count=len(others))
-            if not len(idx):
-                continue
-            keep = mask[idx]
-            gaps = np.abs(self.created_at[idx] - t)
-            for j in np.flatnonzero(keep):
-                found.append((float(gaps[j]), others[j], hub))
+            idx = self._hub_pos.get((via, hub))
+            if idx is None:
+                members = self.members[via].get(hub, set())
+                idx = np.fromiter((self.pos[o] for o in members), dtype=np.int64)
+                self._hub_pos[(via, hub)] = idx
+            idx = idx[mask[idx] & (idx != i)]
+            if len(idx) > limit:
+                gaps = np.abs(self.created_at[idx] - t)
+                cut = np.partition(gaps, limit - 1)[limit - 1]
+                idx = idx[gaps <= cut]
+            for j in idx.tolist():
+                found.append((abs(float(self.created_at[j]) - t), self.ids[j], hub))
         found.sort()
         seen: set[str] = set()
         out: list[tuple[str, str]] = []
