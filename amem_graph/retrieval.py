@@ -100,9 +100,7 @@ class HybridRetriever:
         """Weighted reciprocal rank fusion over whatever signals each candidate has."""
         weights = _weights(cfg)
         return {
-            mid: sum(
-                weights[s] / (cfg.rrf_k + rank) for s, (_, rank) in c.signals.items()
-            )
+            mid: sum(weights[s] / (cfg.rrf_k + rank) for s, (_, rank) in c.signals.items())
             for mid, c in cands.items()
         }
 
