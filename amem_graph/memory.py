@@ -8,11 +8,15 @@ from __future__ import annotations
 
 import os
 import uuid
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from datetime import datetime
 from types import TracebackType
 from typing import Any, Literal
 
+import pydantic
+
+from amem_graph import provenance, retraction
+from amem_graph.audit import AUDIT_KINDS, AuditEvent, event_write, new_event, query_events
 from amem_graph.config import MemoryGraphConfig, RetrievalConfig, default_store_path
 from amem_graph.embeddings import Embedder, resolve_embedder
 from amem_graph.errors import NotFoundError, ValidationError
@@ -29,9 +33,12 @@ from amem_graph.models import (
     ensure_aware,
     utcnow,
 )
+from amem_graph.provenance import Impact, Trace
+from amem_graph.retraction import RestoreReport, RetractionPolicy, RetractionReport
 from amem_graph.retrieval import HybridRetriever
 from amem_graph.schema import AGENT, EPISODE
 from amem_graph.stores.base import EdgeWrite, GraphStore, MemoryFilter, NodeWrite, WriteBatch
+from amem_graph.training_data import TrainingRow, training_rows
 from amem_graph.writes import build_remember_batch, episode_nodes, parse_inputs
 
 NEO4J_SCHEMES = ("bolt://", "bolt+s://", "bolt+ssc://", "neo4j://", "neo4j+s://", "neo4j+ssc://")
@@ -58,6 +65,43 @@ def _name(value: str, what: str) -> str:
         raise ValidationError(f"{what}: {exc}") from None
 
 
+def _optional_name(value: str | None, what: str) -> str | None:
+    return None if value is None else _name(value, what)
+
+
+def _optional_time(value: datetime | None, what: str) -> datetime | None:
+    if value is None:
+        return None
+    try:
+        return ensure_aware(value)
+    except (ValueError, AttributeError) as exc:
+        raise ValidationError(f"{what}: {exc}") from None
+
+
+def _ids(value: str | Sequence[str] | None) -> list[str]:
+    if value is None:
+        return []
+    items = [value] if isinstance(value, str) else list(value)
+    if not items:
+        raise ValidationError("retract got an empty list of ids")
+    return [_name(i, "memory id") for i in items]
+
+
+def _policy(value: RetractionPolicy | Mapping[str, Any] | None) -> RetractionPolicy | None:
+    if value is None or isinstance(value, RetractionPolicy):
+        return value
+    try:
+        return RetractionPolicy.model_validate(value)
+    except pydantic.ValidationError as exc:
+        raise ValidationError(f"bad retraction policy: {exc}") from None
+
+
+def _reason(value: str, required: bool) -> str:
+    if not isinstance(value, str) or (required and not value.strip()):
+        raise ValidationError("a reason is required: say why, for the audit log")
+    return value
+
+
 class MemoryGraph:
     """Long-term memory for agents, on the embedded store or on Neo4j.
 
@@ -75,6 +119,8 @@ class MemoryGraph:
         self.config = config or MemoryGraphConfig()
         store.ensure_embedder(embedder.name, embedder.dims)
         self.retriever = HybridRetriever(store, embedder, self.config.retrieval)
+        #: what a cascading ``retract`` does beyond its targets, unless the call passes a policy
+        self.retraction_policy = RetractionPolicy()
 
     @classmethod
     def open(
@@ -233,9 +279,10 @@ class MemoryGraph:
             raise ValidationError("query is empty")
         if k < 1:
             raise ValidationError(f"k must be at least 1, got {k}")
-        flt = self.memory_filter(scope, agent=agent, task=task, as_of=as_of, include=include)
+        when = utcnow() if as_of is None else as_of
+        flt = self.memory_filter(scope, agent=agent, task=task, as_of=when, include=include)
         cfg = self._retrieval_config(mode, weights)
-        hits = self.retriever.search(query, k, flt, as_of or utcnow(), cfg)
+        hits = self.retriever.search(query, k, flt, flt.as_of or when, cfg)
         if not explain:
             hits = [h.model_copy(update={"explanation": None}) for h in hits]
         return hits
@@ -304,6 +351,132 @@ class MemoryGraph:
             name=str(node.props.get("name", agent_id)),
             trust=agent_trust(successes, failures),
             memory_count=len(written),
+        )
+
+    # -- provenance, retraction, audit -----------------------------------------------------
+
+    def trace(self, memory_id: str) -> Trace:
+        """Where a memory came from (derivation chain, agents, episodes, tasks, sources) and
+        where it went (its impact)."""
+        self.get(memory_id)
+        return provenance.trace(self.store, memory_id)
+
+    def impact(self, memory_id: str) -> Impact:
+        """The blast radius: derived memories (transitively), episodes that read it or them,
+        their outcomes, and what those episodes wrote after reading."""
+        self.get(memory_id)
+        return provenance.impact(self.store, [memory_id])
+
+    def retract(
+        self,
+        id: str | Sequence[str] | None = None,
+        *,
+        reason: str,
+        cascade: bool = True,
+        dry_run: bool = False,
+        agent: str | None = None,
+        since: datetime | None = None,
+        source: str | None = None,
+        episode: str | None = None,
+        policy: RetractionPolicy | Mapping[str, Any] | None = None,
+        by: str | None = None,
+    ) -> RetractionReport:
+        """Take back memories, reversibly, in one transaction.
+
+        Select by memory id(s), by ``agent`` (optionally only what it wrote ``since`` a time),
+        by ``source`` URI or by ``episode``. With ``cascade`` the policy (default
+        ``self.retraction_policy``) retracts what derives from the targets and quarantines what
+        episodes wrote after reading them. ``dry_run`` returns the same report and writes
+        nothing. Undo with ``restore(report.id)``.
+        """
+        selector = retraction.make_selector(
+            _ids(id),
+            _optional_name(agent, "agent"),
+            _optional_time(since, "since"),
+            source,
+            _optional_name(episode, "episode"),
+        )
+        batch, report = retraction.plan_retraction(
+            self.store,
+            selector,
+            reason=_reason(reason, required=True),
+            by=_optional_name(by, "by"),
+            cascade=bool(cascade),
+            policy=_policy(policy) or self.retraction_policy,
+            at=utcnow(),
+        )
+        if dry_run:
+            return report.model_copy(update={"dry_run": True})
+        self.store.apply(batch)
+        return report
+
+    def restore(
+        self, retraction_id: str, *, by: str | None = None, reason: str = ""
+    ) -> RestoreReport:
+        """Undo a retraction exactly; memories another active retraction holds stay down.
+        Restoring twice is a no-op."""
+        _name(retraction_id, "retraction id")
+        batch, report = retraction.plan_restore(
+            self.store,
+            retraction_id,
+            by=_optional_name(by, "by"),
+            reason=_reason(reason, required=False),
+            at=utcnow(),
+        )
+        self.store.apply(batch)
+        return report
+
+    def retraction(self, retraction_id: str) -> RetractionReport:
+        """A stored retraction's report, with ``restored_at`` once restored."""
+        return retraction.load_report(self.store, _name(retraction_id, "retraction id"))
+
+    def forget(self, memory_id: str, *, reason: str = "", by: str | None = None) -> AuditEvent:
+        """Erase a memory and its edges for good (an erasure request), unlike ``retract``.
+
+        The audit event keeps the id and content hash, never the content.
+        """
+        memory = self.get(memory_id)
+        event = new_event(
+            "forget",
+            utcnow(),
+            actor=_optional_name(by, "by"),
+            reason=_reason(reason, required=False),
+            memory_ids=[memory.id],
+            agent_ids=[memory.agent] if memory.agent else [],
+            content_hashes=[memory.content_hash],
+        )
+        self.store.apply(WriteBatch(nodes=[event_write(event)], delete_memories=[memory.id]))
+        return event
+
+    def audit(
+        self,
+        *,
+        memory: str | None = None,
+        agent: str | None = None,
+        since: datetime | None = None,
+        until: datetime | None = None,
+        kind: str | None = None,
+    ) -> list[AuditEvent]:
+        """Audit events oldest first: retractions, restores, forgets (``since`` inclusive,
+        ``until`` exclusive; ``agent`` matches authors of the memories concerned or the actor)."""
+        if kind is not None and kind not in AUDIT_KINDS:
+            raise ValidationError(f"unknown audit kind {kind!r}; known: {list(AUDIT_KINDS)}")
+        return query_events(
+            self.store,
+            memory=_optional_name(memory, "memory"),
+            agent=_optional_name(agent, "agent"),
+            kind=kind,
+            since=_optional_time(since, "since"),
+            until=_optional_time(until, "until"),
+        )
+
+    def training_data(
+        self, *, scope: str | None = None, agent: str | None = None
+    ) -> Iterator[TrainingRow]:
+        """One row per recall in an episode: query, retrieved ids with ranks and scores, the
+        outcome, and whether a since-retracted memory was in play (schema: training_data)."""
+        return training_rows(
+            self.store, scope=_optional_name(scope, "scope"), agent=_optional_name(agent, "agent")
         )
 
     def stats(self) -> dict[str, Any]:

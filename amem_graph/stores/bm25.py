@@ -50,6 +50,7 @@ class BM25Index:
     def __init__(self) -> None:
         self.postings: dict[str, _Postings] = {}
         self.doc_terms: dict[int, Counter[str]] = {}
+        self.texts: dict[int, str] = {}
         self.lengths = np.zeros(1024, dtype=np.float32)
         self.total_length = 0.0
 
@@ -62,12 +63,18 @@ class BM25Index:
         self.lengths[doc] = sum(terms.values())
         self.total_length += float(self.lengths[doc])
         self.doc_terms[doc] = terms
+        self.texts[doc] = text
         for term, tf in terms.items():
             self.postings.setdefault(term, _Postings()).add(doc, tf)
+
+    def text(self, doc: int) -> str | None:
+        """The text document ``doc`` was indexed with, if any."""
+        return self.texts.get(doc)
 
     def remove(self, doc: int) -> None:
         """Forget document ``doc``."""
         terms = self.doc_terms.pop(doc, None)
+        self.texts.pop(doc, None)
         if terms is None:
             return
         self.total_length -= float(self.lengths[doc])

@@ -182,7 +182,8 @@ class _Mirror:
         self.valid_from[i] = row["valid_from"]
         self.valid_to[i] = np.inf if row["valid_to"] is None else row["valid_to"]
         self.created_at[i] = row["created_at"]
-        self.bm25.set(i, row["search_text"])
+        if self.bm25.text(i) != row["search_text"]:  # status and credit changes keep the text
+            self.bm25.set(i, row["search_text"])
 
     def drop(self, mid: str) -> None:
         self._masks.clear()
