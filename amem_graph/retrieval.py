@@ -118,10 +118,11 @@ class HybridRetriever:
             next_frontier = {}
             for mid in sorted(admitted):
                 score, path = found[mid]
-                if mid in seeds or mid in reached:
+                if mid in reached:
                     continue
-                reached[mid] = (score, path)
-                next_frontier[mid] = (score, path)
+                reached[mid] = (score, path)  # a seed reached from a better seed counts too
+                if mid not in seeds:
+                    next_frontier[mid] = (score, path)
             frontier = next_frontier
             if not frontier:
                 break
@@ -141,20 +142,21 @@ class HybridRetriever:
         """One hop from the frontier: lineage and links, then same-episode/task siblings."""
         found: dict[str, tuple[float, list[PathStep]]] = {}
 
-        def offer(mid: str, score: float, path: list[PathStep]) -> None:
-            if mid not in frontier and (mid not in found or found[mid][0] < score):
+        def offer(seed: str, mid: str, score: float, path: list[PathStep]) -> None:
+            if mid != seed and (mid not in found or found[mid][0] < score):
                 found[mid] = (score, path)
 
         ids = sorted(frontier)
         per_seed: dict[str, int] = {}
         for e in self.store.edges(ids, list(_EXPANSION_EDGES), "both"):
-            seed, other = (e.src, e.dst) if e.src in frontier else (e.dst, e.src)
-            if per_seed.get(seed, 0) >= cfg.expand_fanout:
-                continue
-            per_seed[seed] = per_seed.get(seed, 0) + 1
-            score, path = frontier[seed]
-            weight = float(e.props.get("weight", 1.0)) if e.type == "LINKED" else 1.0
-            offer(other, score * weight, [*path, PathStep(source=e.src, edge=e.type, target=e.dst)])
+            for seed, other in ((e.src, e.dst), (e.dst, e.src)):
+                if seed not in frontier or per_seed.get(seed, 0) >= cfg.expand_fanout:
+                    continue
+                per_seed[seed] = per_seed.get(seed, 0) + 1
+                score, path = frontier[seed]
+                weight = float(e.props.get("weight", 1.0)) if e.type == "LINKED" else 1.0
+                step = PathStep(source=e.src, edge=e.type, target=e.dst)
+                offer(seed, other, score * weight, [*path, step])
         for via, decay in _SIBLING_DECAY.items():
             for seed, pairs in self.store.siblings(ids, via, flt, cfg.expand_fanout).items():
                 score, path = frontier[seed]
@@ -163,7 +165,7 @@ class HybridRetriever:
                         PathStep(source=seed, edge=via, target=hub),
                         PathStep(source=other, edge=via, target=hub),
                     ]
-                    offer(other, score * decay, [*path, *steps])
+                    offer(seed, other, score * decay, [*path, *steps])
         return found
 
     # -- fusion ---------------------------------------------------------------------------

@@ -1,0 +1,146 @@
+"""Hybrid recall on every store: filters inside each path, explanations, fusion options."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta
+
+import pytest
+
+from amem_graph import MemoryGraph, ValidationError
+from amem_graph.stores.base import MemoryUpdate, WriteBatch
+
+T0 = datetime(2026, 3, 1, 12, 0, tzinfo=UTC)
+
+
+def ids(hits: list) -> list[str]:  # type: ignore[type-arg]
+    return [h.memory.id for h in hits]
+
+
+@pytest.fixture
+def lineage(mg: MemoryGraph) -> MemoryGraph:
+    """A root fact the query finds, a child that shares no words with it, other noise."""
+    mg.remember("The payments service retries webhooks five times", id="root", timestamp=T0)
+    mg.remember(
+        "Zebra crossings glow orange at dusk",
+        id="child",
+        derived_from=["root"],
+        timestamp=T0 + timedelta(hours=1),
+    )
+    for i in range(8):
+        mg.remember(f"Unrelated note number {i} about gardening tulips", id=f"noise{i}")
+    return mg
+
+
+def test_expansion_brings_in_derived_memory_with_its_path(lineage: MemoryGraph) -> None:
+    hits = lineage.recall("payments webhooks retries", k=10, explain=True)
+    assert ids(hits)[0] == "root"
+    child = next(h for h in hits if h.memory.id == "child")
+    assert child.explanation is not None
+    assert "graph" in child.explanation.signals
+    assert [(s.source, s.edge, s.target) for s in child.explanation.path] == [
+        ("child", "DERIVED_FROM", "root")
+    ]
+    root = hits[0].explanation
+    assert root is not None and root.signals["vector"].rank == 1
+    assert root.signals["text"].rank == 1 and root.fused == pytest.approx(hits[0].score)
+
+
+def test_graph_weight_zero_disables_expansion(lineage: MemoryGraph) -> None:
+    hits = lineage.recall("payments webhooks retries", k=10, graph_weight=0.0, explain=True)
+    assert all("graph" not in (h.explanation.signals if h.explanation else {}) for h in hits)
+
+
+@pytest.mark.parametrize("status", ["retracted", "quarantined", "superseded"])
+def test_inactive_memory_never_comes_back_on_any_path(lineage: MemoryGraph, status: str) -> None:
+    lineage.store.apply(WriteBatch(memory_updates=[MemoryUpdate("child", {"status": status})]))
+    hits = lineage.recall("payments webhooks retries", k=10)
+    assert "child" not in ids(hits)
+    lineage.store.apply(WriteBatch(memory_updates=[MemoryUpdate("root", {"status": status})]))
+    assert "root" not in ids(lineage.recall("payments webhooks retries zebra crossings", k=10))
+    assert "child" in ids(lineage.recall("zebra crossings", k=10, include=("active", status)))
+
+
+def test_scope_is_enforced_through_expansion(mg: MemoryGraph) -> None:
+    mg.remember("Tenant A deploy key lives in vault path kv/a", id="a1", scope="tenant-a")
+    mg.remember("Orange zebra glows", id="b1", scope="tenant-b", derived_from=["a1"])
+    mg.remember("Tenant B sibling note", id="b2", scope="tenant-b", episode="shared-ep")
+    mg.remember("Tenant A deploy sibling", id="a2", scope="tenant-a", episode="shared-ep")
+    hits = mg.recall("tenant deploy key vault", k=10, scope="tenant-a")
+    assert set(ids(hits)) <= {"a1", "a2"}
+    assert "a1" in ids(hits)
+
+
+def test_agent_task_and_time_filters(mg: MemoryGraph) -> None:
+    mg.remember("Cache warmup takes ten minutes", id="p1", agent="planner", task="t1")
+    mg.remember("Cache warmup needs the big instance", id="c1", agent="coder", task="t2")
+    mg.remember(
+        "Cache warmup used to be manual",
+        id="old",
+        agent="coder",
+        task="t2",
+        timestamp=T0 - timedelta(days=400),
+        valid_to=T0 - timedelta(days=200),
+    )
+    assert ids(mg.recall("cache warmup", agent="planner")) == ["p1"]
+    assert set(ids(mg.recall("cache warmup", task="t2"))) == {"c1"}
+    assert "old" in ids(mg.recall("cache warmup", as_of=T0 - timedelta(days=300)))
+    assert "old" not in ids(mg.recall("cache warmup"))
+
+
+def test_selective_filter_does_not_starve(mg: MemoryGraph) -> None:
+    mg.remember_many(
+        [{"content": f"backup rotation policy for cluster {i}", "scope": "big"} for i in range(120)]
+    )
+    mg.remember_many(
+        [
+            {"content": f"backup rotation detail {i}", "scope": "small", "id": f"s{i}"}
+            for i in range(5)
+        ]
+    )
+    hits = mg.recall("backup rotation policy", k=5, scope="small", candidates=5)
+    assert sorted(ids(hits)) == [f"s{i}" for i in range(5)]
+
+
+def test_weighted_mode_and_per_call_weights(lineage: MemoryGraph) -> None:
+    rrf = lineage.recall("payments webhooks retries", k=3)
+    weighted = lineage.recall("payments webhooks retries", k=3, mode="weighted")
+    assert ids(rrf)[0] == ids(weighted)[0] == "root"
+    text_only = lineage.recall(
+        "tulips gardening", k=3, vector_weight=0, graph_weight=0, explain=True
+    )
+    assert all(set(h.explanation.signals) >= {"text"} for h in text_only if h.explanation)
+    assert all("vector" not in h.explanation.signals for h in text_only if h.explanation)
+    with pytest.raises(ValidationError, match="bad recall option"):
+        lineage.recall("x", rrf_k=0)
+
+
+def test_recency_prefers_newer_of_equal_memories(mg: MemoryGraph) -> None:
+    mg.remember("Standup moved to the blue room", id="older", timestamp=T0 - timedelta(days=90))
+    mg.remember("Standup moved to the blue room!", id="newer", timestamp=T0)
+    hits = mg.recall("standup room", k=2, recency_weight=5.0, as_of=T0 + timedelta(days=1))
+    assert ids(hits) == ["newer", "older"]
+    hits = mg.recall(
+        "standup room", k=2, recency_weight=0.0, as_of=T0 + timedelta(days=1), explain=True
+    )
+    assert hits[0].explanation is not None
+    assert hits[0].explanation.signals["recency"].value > 0
+
+
+def test_confidence_signal_follows_outcomes(mg: MemoryGraph) -> None:
+    mg.remember("Restart the worker to clear the queue", id="good")
+    mg.remember("Restart the worker to clear the queue.", id="bad")
+    for success, memory in ((True, "good"), (False, "bad")):
+        with mg.episode(agent="ops", id=f"ep-{memory}") as ep:
+            hits = ep.recall("restart worker queue", k=2)
+            assert memory in ids(hits)
+            # credit only the memory this episode relied on
+            mg.store.apply(
+                WriteBatch(
+                    memory_updates=[
+                        MemoryUpdate(memory, increments={"successes" if success else "failures": 3})
+                    ]
+                )
+            )
+    hits = mg.recall("restart worker queue", k=2, confidence_weight=5.0)
+    assert ids(hits) == ["good", "bad"]
+    assert hits[0].memory.confidence > 0.5 > hits[1].memory.confidence
