@@ -1,4 +1,7 @@
-"""The ``amem`` command line: add, ingest, search, show, stats and a scripted demo.
+"""The ``amem`` command line: the group, and add, ingest, search, show, stats and the demo.
+
+Provenance commands (trace, impact, retract, restore, audit) live in ``cli_provenance``; data
+in and out (export, import, cypher, neo4j) in ``cli_data``; shared plumbing in ``cli_support``.
 
 Results go to stdout (rich tables, or plain JSON with ``--json``); progress, spinners and
 errors go to stderr, so ``amem --json ... | jq`` always sees clean JSON. Library errors
@@ -10,22 +13,27 @@ from __future__ import annotations
 import json
 import os
 import traceback
-from collections.abc import Callable, Iterable, Iterator, Sequence
-from contextlib import contextmanager
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from pathlib import Path
 from typing import IO, Any, NoReturn, cast
 
 import click
 import pydantic
 from rich.console import Console
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
+from amem_graph import cli_data, cli_provenance
 from amem_graph import cli_render as render
-from amem_graph.config import default_store_path
-from amem_graph.embeddings import Embedder, HashingEmbedder, MiniLMEmbedder, resolve_embedder
+from amem_graph.cli_support import (
+    Settings,
+    emit,
+    err_console,
+    graph,
+    open_graph,
+    pass_settings,
+    progress_bar,
+)
 from amem_graph.errors import AmemGraphError, ConflictError, NotFoundError, ValidationError
-from amem_graph.memory import NEO4J_SCHEMES, MemoryGraph, open_store
+from amem_graph.memory import MemoryGraph
 from amem_graph.models import MemoryInput, MemoryKind, content_hash
 from amem_graph.schema import MEMORY_KINDS
 from amem_graph.stores.base import GraphStore
@@ -34,118 +42,6 @@ from amem_graph.writes import format_pydantic_error
 USER_ERROR_EXIT = 2
 UNEXPECTED_EXIT = 1
 EMBEDDERS = ("minilm", "hashing")
-
-
-def err_console() -> Console:
-    """Console on stderr, made per call so redirected streams (tests, pipes) are honoured."""
-    return Console(stderr=True)
-
-
-# -- settings and opening -----------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class Settings:
-    """Global options as given; the environment is read when a command needs it."""
-
-    store: str | None
-    embedder: str | None
-    as_json: bool
-
-    def target(self) -> str:
-        """``--store``, else ``$AMEM_STORE``, else ``./.amem/memory.db``."""
-        return self.store or default_store_path()
-
-    def embedder_choice(self) -> str | None:
-        """``--embedder``, else ``$AMEM_EMBEDDER``; None lets the store's own embedder win."""
-        return self.embedder or os.environ.get("AMEM_EMBEDDER") or None
-
-
-class _RecordedEmbedder:
-    """Stands in for the store's embedder in commands that never embed (show, stats).
-
-    It lets those commands open any store whatever ``--embedder`` says, and cannot write.
-    """
-
-    def __init__(self, name: str, dims: int) -> None:
-        self._name = name
-        self._dims = dims
-
-    @property
-    def name(self) -> str:
-        """The name recorded in the store."""
-        return self._name
-
-    @property
-    def dims(self) -> int:
-        """The dimension recorded in the store."""
-        return self._dims
-
-    def embed_documents(self, texts: Sequence[str]) -> list[list[float]]:
-        """Never used: read-only commands do not embed."""
-        raise AmemGraphError("this command opened the store without an embedder")
-
-    def embed_query(self, text: str) -> list[float]:
-        """Never used: read-only commands do not embed."""
-        raise AmemGraphError("this command opened the store without an embedder")
-
-
-def _is_local_file(target: str) -> bool:
-    return target != ":memory:" and not target.startswith(NEO4J_SCHEMES)
-
-
-def _embedder_for(store: GraphStore, choice: str | None, read_only: bool) -> Embedder:
-    """The embedder to open with: the store's own unless the user chose one.
-
-    Without a choice, a store built with ``hashing`` keeps working without repeating
-    ``--embedder hashing`` on every call.
-    """
-    recorded = store.embedder_info()
-    if read_only and recorded is not None:
-        return _RecordedEmbedder(*recorded)
-    if choice is None and recorded is not None:
-        name, dims = recorded
-        if name.startswith("hashing-"):
-            return HashingEmbedder(dims)
-    return resolve_embedder(choice or "minilm")
-
-
-def _warm_up(embedder: Embedder) -> None:
-    """Load MiniLM under a spinner: the first load takes seconds and should not look hung."""
-    if isinstance(embedder, MiniLMEmbedder):
-        with err_console().status("Loading the all-MiniLM-L6-v2 embedding model…"):
-            embedder.embed_query("warm-up")
-
-
-def open_graph(target: str, choice: str | None, *, read_only: bool = False) -> MemoryGraph:
-    """Open a MemoryGraph on a path, ``:memory:`` or a bolt/neo4j URI.
-
-    Read-only commands refuse a store file that does not exist rather than creating one.
-    """
-    if read_only and _is_local_file(target) and not Path(target).expanduser().exists():
-        raise NotFoundError(f"no store at {target}", hint="pass --store PATH or set AMEM_STORE")
-    store = open_store(target)
-    try:
-        embedder = _embedder_for(store, choice, read_only)
-        graph = MemoryGraph(store, embedder)
-        if not read_only:
-            _warm_up(embedder)
-        return graph
-    except BaseException:
-        store.close()
-        raise
-
-
-def _graph(settings: Settings, *, read_only: bool = False) -> MemoryGraph:
-    return open_graph(settings.target(), settings.embedder_choice(), read_only=read_only)
-
-
-def emit(settings: Settings, data: Any, show: Callable[[Console], None]) -> None:
-    """JSON to stdout with ``--json``, else let ``show`` draw on a stdout console."""
-    if settings.as_json:
-        click.echo(json.dumps(data, indent=2, default=str))
-    else:
-        show(Console())
 
 
 # -- errors -------------------------------------------------------------------------------
@@ -207,9 +103,6 @@ def cli(ctx: click.Context, store: str | None, embedder: str | None, as_json: bo
     ctx.obj = Settings(store=store, embedder=embedder, as_json=as_json)
 
 
-pass_settings = click.make_pass_decorator(Settings)
-
-
 # -- add, show, search, stats -------------------------------------------------------------
 
 
@@ -239,7 +132,7 @@ def add(
     episode: str | None,
 ) -> None:
     """Remember TEXT with its provenance and print the stored memory."""
-    with _graph(settings) as mg:
+    with graph(settings) as mg:
         memory = mg.remember(
             text,
             agent=agent,
@@ -264,7 +157,7 @@ def add(
 @pass_settings
 def show(settings: Settings, memory_id: str) -> None:
     """Show one memory's fields (whatever its status; not its embedding)."""
-    with _graph(settings, read_only=True) as mg:
+    with graph(settings, existing=True, embeds=False) as mg:
         memory = mg.get(memory_id)
     emit(settings, render.memory_record(memory), lambda c: c.print(render.memory_table(memory)))
 
@@ -287,7 +180,7 @@ def search(
     explain: bool,
 ) -> None:
     """Recall the K memories most useful for QUERY (hybrid vector, text and graph)."""
-    with _graph(settings) as mg:
+    with graph(settings) as mg:
         hits = mg.recall(query, k, scope, agent=agent, task=task, explain=explain)
 
     def show_hits(console: Console) -> None:
@@ -305,7 +198,7 @@ def search(
 @pass_settings
 def stats(settings: Settings) -> None:
     """Counts of nodes by label and edges by type, with the backend and embedder."""
-    with _graph(settings, read_only=True) as mg:
+    with graph(settings, existing=True, embeds=False) as mg:
         info = mg.stats()
     emit(settings, info, lambda c: c.print(render.stats_heading(info), render.stats_table(info)))
 
@@ -393,26 +286,13 @@ def check_references(lines: Sequence[Line], store: GraphStore) -> None:
             )
 
 
-@contextmanager
-def _progress(total: int) -> Iterator[Callable[[int], None]]:
-    with Progress(
-        TextColumn("ingesting"),
-        BarColumn(),
-        MofNCompleteColumn(),
-        TimeElapsedColumn(),
-        console=err_console(),
-    ) as progress:
-        task = progress.add_task("ingest", total=total)
-        yield lambda n: progress.advance(task, n)
-
-
 def write_batches(mg: MemoryGraph, lines: Sequence[Line], batch_size: int) -> int:
     """Write ``lines`` with one ``remember_many`` transaction per batch; return the count.
 
     If a batch fails, the batches before it stay stored and the error says up to which line.
     """
     stored = 0
-    with _progress(len(lines)) as advance:
+    with progress_bar("ingesting", len(lines)) as advance:
         for start in range(0, len(lines), batch_size):
             chunk = lines[start : start + batch_size]
             try:
@@ -460,7 +340,7 @@ def ingest(settings: Settings, file: IO[str], batch_size: int) -> None:
     while writing (e.g. the store goes away), the earlier batches stay stored and the
     error says up to which line; lines with an "id" make re-running the file safe.
     """
-    with _graph(settings) as mg:
+    with graph(settings) as mg:
         lines = parse_jsonl(file, mg.config.default_scope, mg.config.max_content_length)
         check_references(lines, mg.store)
         stored = write_batches(mg, lines, batch_size)
@@ -492,7 +372,8 @@ def ingest(settings: Settings, file: IO[str], batch_size: int) -> None:
 )
 @pass_settings
 def demo(settings: Settings, demo_store: str | None, demo_embedder: str | None) -> None:
-    """Run a one-minute scripted story: two agents, provenance and outcome credit.
+    """Run a one-minute scripted story: two agents, outcome credit, provenance, and an
+    analyst retracting bad advice with its downstream, then restoring it.
 
     Uses a fresh in-memory store unless --store is given, so it never touches ./.amem.
     """
@@ -507,6 +388,10 @@ def demo(settings: Settings, demo_store: str | None, demo_embedder: str | None) 
         console.print("[dim]The demo store was in memory and is gone; pass --store to keep it.[/]")
     if settings.as_json:
         click.echo(json.dumps(summary, indent=2, default=str))
+
+
+for _command in (*cli_provenance.COMMANDS, *cli_data.COMMANDS):
+    cli.add_command(_command)
 
 
 def main() -> None:

