@@ -22,17 +22,25 @@ def default_store_path() -> str:
 
 
 class RetrievalConfig(BaseModel):
-    """How recall gathers and fuses candidates; every field can be overridden per call."""
+    """How recall gathers and fuses candidates; every field can be overridden per call.
+
+    Defaults were chosen on convbench (``bench/quality``), tuning on conversations 1-5 and
+    checking on 6-10: dense retrieval is the stronger single signal there, and BM25 helps most
+    as a deep, lightly weighted second opinion (100 candidates, weight 0.2, RRF k=30), with
+    same-episode and lineage expansion at 0.2 and a light recency prior. On all 423 questions
+    this gives recall@10 0.706 vs 0.687 dense alone and 0.513 BM25 alone; MRR 0.422 vs 0.318.
+    Importance and confidence priors only reorder memories that differ in them.
+    """
 
     model_config = ConfigDict(extra="forbid", frozen=True)
 
     mode: Literal["rrf", "weighted"] = "rrf"
-    candidates: int = Field(default=50, ge=1, le=10_000)
-    rrf_k: int = Field(default=60, ge=1)
+    candidates: int = Field(default=100, ge=1, le=10_000)
+    rrf_k: int = Field(default=30, ge=1)
     vector_weight: float = Field(default=1.0, ge=0)
-    text_weight: float = Field(default=1.0, ge=0)
-    graph_weight: float = Field(default=0.5, ge=0)
-    recency_weight: float = Field(default=0.1, ge=0)
+    text_weight: float = Field(default=0.2, ge=0)
+    graph_weight: float = Field(default=0.2, ge=0)
+    recency_weight: float = Field(default=0.05, ge=0)
     importance_weight: float = Field(default=0.05, ge=0)
     confidence_weight: float = Field(default=0.1, ge=0)
     half_life_days: float = Field(default=30.0, gt=0)
