@@ -424,23 +424,25 @@ _Q_GET_MEMORIES: Final = (
 _Q_GET_MEMORIES_NO_VECTORS: Final = (
     "UNWIND $ids AS id MATCH (m:Memory {id: id}) RETURN collect(m {%P%}) AS rows"
 ).replace("%P%", _MEMORY_PROJECTION)
-_GAP: Final = """abs((m.created_at.epochSeconds - s.created_at.epochSeconds)
-         + (m.created_at.nanosecond - s.created_at.nanosecond) / 1.0e9)"""
+#: microseconds since the epoch of a memory's created_at (exact integer arithmetic)
+_MICROS: Final = "(%V%.created_at.epochSeconds * 1000000 + %V%.created_at.nanosecond / 1000)"
 _Q_SIBLING_HUBS: Final = """
 UNWIND $ids AS id
 MATCH (s:Memory {id: id})-[:%T%]->(h:%H%)
 RETURN id, h.id AS hub, COUNT { (h)<-[:%T%]-() } AS degree
 """
-#: small hubs: every member, nearest first
+#: small hubs: every member, nearest first (gaps in microseconds)
 _Q_SIBLINGS_SMALL: Final = """
 UNWIND $pairs AS p
 MATCH (s:Memory {id: p.id})-[:%T%]->(h:%H% {id: p.hub})<-[:%T%]-(m:Memory)
 WHERE m <> s AND %FILTER%
-WITH p, m, %GAP% AS gap
+WITH p, m, abs(%MICROS_M% - %MICROS_S%) AS gap
 ORDER BY gap, m.id
 RETURN p.id AS id, p.hub AS hub, collect([m.id, gap])[..$limit] AS found
 """
-#: big hubs: walk the (hub property, created_at) index outwards from the seed's time, both ways
+#: big hubs: walk the (hub property, created_at) index outwards from the seed's time, each
+#: way in index order (ordering by both index keys lets the planner stop at the LIMIT instead
+#: of sorting the whole hub); one row past the limit shows a tie group cut at the limit
 _Q_SIBLINGS_BIG: Final = """
 UNWIND $pairs AS p
 MATCH (s:Memory {id: p.id})
@@ -449,16 +451,26 @@ CALL {
   MATCH (m:Memory)
   WHERE m.%P% = p.hub AND m.created_at >= s.created_at AND m <> s AND %FILTER%
     AND EXISTS { (m)-[:%T%]->(:%H% {id: p.hub}) }
-  RETURN m ORDER BY m.created_at ASC, m.id ASC LIMIT $limit
-  UNION
+  WITH m ORDER BY m.%P% ASC, m.created_at ASC LIMIT $limit + 1
+  RETURN collect([m.id, %MICROS_M%]) AS later
+}
+CALL {
   WITH s, p
   MATCH (m:Memory)
   WHERE m.%P% = p.hub AND m.created_at < s.created_at AND %FILTER%
     AND EXISTS { (m)-[:%T%]->(:%H% {id: p.hub}) }
-  RETURN m ORDER BY m.created_at DESC, m.id ASC LIMIT $limit
+  WITH m ORDER BY m.%P% DESC, m.created_at DESC LIMIT $limit + 1
+  RETURN collect([m.id, %MICROS_M%]) AS earlier
 }
-WITH p, m, %GAP% AS gap
-RETURN p.id AS id, p.hub AS hub, collect([m.id, gap]) AS found
+RETURN p.id AS id, p.hub AS hub, %MICROS_S% AS at, later, earlier
+"""
+#: every admitted member of a big hub at one instant (a tie group cut by the limit)
+_Q_SIBLINGS_AT: Final = """
+MATCH (s:Memory {id: $id})
+MATCH (m:Memory)
+WHERE m.%P% = $hub AND m.created_at = datetime({epochSeconds: $secs, nanosecond: $nanos})
+  AND m <> s AND %FILTER% AND EXISTS { (m)-[:%T%]->(:%H% {id: $hub}) }
+RETURN collect(m.id) AS ids
 """
 _Q_META_READ: Final = """
 MATCH (s:AmemMeta {id: $meta})
@@ -1236,42 +1248,62 @@ class Neo4jStore:
             return out
         where, params = _filter_clause(flt)
         params["limit"] = int(limit)
-        hub_label = EDGE_TYPES[via][1]
-        hub_prop = _SIBLING_PROPS[via]
-        hubs_query = _cypher(_Q_SIBLING_HUBS, T=via, H=hub_label)
-        small_query = (
-            _cypher(_Q_SIBLINGS_SMALL, T=via, H=hub_label)
-            .replace("%GAP%", _GAP)
-            .replace("%FILTER%", where)
-        )
-        big_query = (
-            _cypher(_Q_SIBLINGS_BIG, T=via, H=hub_label, P=hub_prop)
-            .replace("%GAP%", _GAP)
-            .replace("%FILTER%", where)
-        )
+        names = {"T": via, "H": EDGE_TYPES[via][1], "P": _SIBLING_PROPS[via]}
+        micros_m = _MICROS.replace("%V%", "m")
+        micros_s = _MICROS.replace("%V%", "s")
+
+        def query(template: LiteralString) -> LiteralString:
+            text = _cypher(template, **names).replace("%FILTER%", where)
+            return text.replace("%MICROS_M%", micros_m).replace("%MICROS_S%", micros_s)
 
         def read(tx: ManagedTransaction) -> dict[str, list[tuple[str, str]]]:
             small: list[dict[str, str]] = []
             big: list[dict[str, str]] = []
-            for rec in tx.run(hubs_query, {"ids": list(out)}):
+            for rec in tx.run(query(_Q_SIBLING_HUBS), {"ids": list(out)}):
                 pair = {"id": str(rec["id"]), "hub": str(rec["hub"])}
                 (small if rec["degree"] <= _SMALL_HUB else big).append(pair)
-            found: dict[str, list[tuple[float, str, str]]] = {}
-            for query, pairs in ((small_query, small), (big_query, big)):
-                if not pairs:
-                    continue
-                for rec in tx.run(query, {**params, "pairs": pairs}):
+            found: dict[str, list[tuple[int, str, str]]] = {}
+            if small:
+                for rec in tx.run(query(_Q_SIBLINGS_SMALL), {**params, "pairs": small}):
                     bucket = found.setdefault(str(rec["id"]), [])
-                    bucket.extend((float(g), str(o), str(rec["hub"])) for o, g in rec["found"])
-            for mid, rows in found.items():
+                    bucket.extend((int(g), str(o), str(rec["hub"])) for o, g in rec["found"])
+            if big:
+                for rec in tx.run(query(_Q_SIBLINGS_BIG), {**params, "pairs": big}):
+                    mid, hub, at = str(rec["id"]), str(rec["hub"]), int(rec["at"])
+                    bucket = found.setdefault(mid, [])
+                    for side in (rec["later"], rec["earlier"]):
+                        rows = [(str(o), int(t)) for o, t in side]
+                        if len(rows) > limit and rows[limit][1] == rows[limit - 1][1]:
+                            rows = self._tie_group(
+                                tx, query(_Q_SIBLINGS_AT), params, mid, hub, rows, limit
+                            )
+                        bucket.extend((abs(t - at), o, hub) for o, t in rows)
+            for mid, candidates in found.items():
                 seen: set[str] = set()
-                for _, other, hub in sorted(rows):
+                for _, other, hub in sorted(candidates):
                     if other not in seen and len(seen) < limit:
                         seen.add(other)
                         out[mid].append((other, hub))
             return out
 
         return self._guard("finding siblings", lambda: self._read(read))
+
+    @staticmethod
+    def _tie_group(
+        tx: ManagedTransaction,
+        query: LiteralString,
+        params: dict[str, Any],
+        mid: str,
+        hub: str,
+        rows: list[tuple[str, int]],
+        limit: int,
+    ) -> list[tuple[str, int]]:
+        """Rows before the instant the limit cut through, plus everyone at that instant."""
+        cut = rows[limit - 1][1]
+        secs, micros = divmod(cut, 1_000_000)
+        args = {**params, "id": mid, "hub": hub, "secs": secs, "nanos": micros * 1000}
+        tied = tx.run(query, args).single(strict=True)["ids"]
+        return [r for r in rows if r[1] != cut] + [(str(o), cut) for o in tied]
 
     def counts(self) -> dict[str, int]:
         parts = [_cypher(_Q_COUNT_LABEL, L=label) for label in sorted(NODE_LABELS)]

@@ -480,6 +480,8 @@ def test_big_hubs_give_the_same_siblings_as_small_ones(
         ("FOR_TASK", MemoryFilter(statuses=None), 3),
         ("FOR_TASK", MemoryFilter(), 20),
         ("GENERATED_IN", MemoryFilter(), 2),
+        ("FOR_TASK", MemoryFilter(), 1),  # the limit cuts a group of equal times
+        ("FOR_TASK", MemoryFilter(), 2),
     ]
     whole = [neo.siblings(ids, via, flt, limit) for via, flt, limit in cases]
     monkeypatch.setattr(neo4j_store, "_SMALL_HUB", 0)
@@ -488,3 +490,4 @@ def test_big_hubs_give_the_same_siblings_as_small_ones(
     assert whole[0]["s00"] == [("s09", "hub"), ("s10", "hub"), ("s04", "hub"), ("s05", "hub")]
     assert all(len(pairs) <= 4 for pairs in whole[0].values())
     assert "s03" not in {o for pairs in whole[0].values() for o, _ in pairs}
+    assert whole[4]["s00"] == [("s09", "hub")] and whole[4]["s10"] == [("s00", "hub")]
