@@ -40,6 +40,21 @@ class _Candidate:
         return Explanation(signals=signals, fused=fused, path=self.path)
 
 
+def _tie_ranks(values: Sequence[float], rel: float = 1e-5) -> list[tuple[float, int]]:
+    """(value, rank) for values sorted best first, equal values sharing the better rank.
+
+    Equal evidence then favours nobody, and float noise between stores (float32 dot products
+    here, float64 cosines or Lucene's floats there) cannot reorder what is really a tie.
+    """
+    out: list[tuple[float, int]] = []
+    for position, value in enumerate(values, start=1):
+        if out and abs(out[-1][0] - value) <= rel * max(1.0, abs(value)):
+            out.append((value, out[-1][1]))
+        else:
+            out.append((value, position))
+    return out
+
+
 def _weights(cfg: RetrievalConfig) -> dict[str, float]:
     """Signal name -> its weight in the fusion."""
     return {s: float(getattr(cfg, f"{s}_weight")) for s in RELEVANCE_SIGNALS + PRIOR_SIGNALS}
@@ -73,7 +88,9 @@ class HybridRetriever:
         if cfg.text_weight > 0:
             paths["text"] = self.store.text_search(query, n, flt)
         for name, pairs in paths.items():
-            for rank, (mid, score) in enumerate(pairs, start=1):
+            for mid, (score, rank) in zip(
+                (m for m, _ in pairs), _tie_ranks([s for _, s in pairs]), strict=True
+            ):
                 cands.setdefault(mid, _Candidate(mid)).signals[name] = (score, rank)
         if cfg.graph_weight > 0 and cfg.expand_seeds > 0 and cfg.expand_hops > 0:
             self._expand(cands, flt, cfg)
@@ -148,7 +165,8 @@ class HybridRetriever:
 
         ids = sorted(frontier)
         per_seed: dict[str, int] = {}
-        for e in self.store.edges(ids, list(_EXPANSION_EDGES), "both"):
+        edges = self.store.edges(ids, list(_EXPANSION_EDGES), "both")
+        for e in sorted(edges, key=lambda e: (e.type, e.src, e.dst, e.key)):  # store-independent
             for seed, other in ((e.src, e.dst), (e.dst, e.src)):
                 if seed not in frontier or per_seed.get(seed, 0) >= cfg.expand_fanout:
                     continue
@@ -187,11 +205,8 @@ class HybridRetriever:
             values["confidence"][mid] = m.confidence
         for signal, by_id in values.items():
             order = sorted(by_id, key=lambda m: (-by_id[m], m))
-            rank = 0
-            for position, mid in enumerate(order, start=1):
-                if rank == 0 or by_id[mid] != by_id[order[position - 2]]:
-                    rank = position  # ties share a rank, so equal priors favour nobody
-                cands[mid].signals[signal] = (by_id[mid], rank)
+            for mid, ranked in zip(order, _tie_ranks([by_id[m] for m in order]), strict=True):
+                cands[mid].signals[signal] = ranked
 
     def _fuse(self, cands: dict[str, _Candidate], cfg: RetrievalConfig) -> dict[str, float]:
         if cfg.mode == "rrf":

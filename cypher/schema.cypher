@@ -27,7 +27,8 @@
 //                     importance FLOAT, successes FLOAT, failures FLOAT,
 //                     status ('active'|'quarantined'|'retracted'|'superseded'), content_hash,
 //                     version INTEGER, embedding (unit-length float32 vector, the vector index
-//                     property), embedding_is_zero (true only for an all-zero embedding)
+//                     property), embedding_is_zero (true only for an all-zero embedding),
+//                     search_terms (analysed text the full-text index reads)
 //   (:Agent)          id, name, ...            an agent that writes and reads memories
 //   (:Task)           id, scope, ...           a unit of work
 //   (:Episode)        id, agent, task, scope, started_at, ended_at
@@ -78,12 +79,14 @@ CREATE INDEX memory_task_created_at IF NOT EXISTS FOR (m:Memory) ON (m.task, m.c
 CREATE INDEX memory_episode_created_at IF NOT EXISTS FOR (m:Memory) ON (m.episode, m.created_at);
 
 // -- full-text (BM25) over what a memory says ------------------------------------------------
-// 'english' (standard tokenizer, lower case, English stop words, Porter stemming) is the
-// closest match to the embedded store's FTS5 'porter unicode61'. Not eventually consistent:
-// a committed memory is searchable at once, as in the embedded store.
+// The store writes each memory's analysed terms (author, content, keywords, tags, context run
+// through amem_graph.text.analyze: lower case, English stop words out, Porter stems) to
+// m.search_terms, and the index splits them on whitespace only. So Lucene scores exactly the
+// terms the embedded store's BM25 scores, with the same k1/b and idf, and both stores rank
+// alike. Not eventually consistent: a committed memory is searchable at once.
 CREATE FULLTEXT INDEX memory_text IF NOT EXISTS
-FOR (m:Memory) ON EACH [m.content, m.keywords, m.tags, m.context]
-OPTIONS {indexConfig: {`fulltext.analyzer`: 'english', `fulltext.eventually_consistent`: false}};
+FOR (m:Memory) ON EACH [m.search_terms]
+OPTIONS {indexConfig: {`fulltext.analyzer`: 'whitespace', `fulltext.eventually_consistent`: false}};
 
 // -- vector index (deferred: needs $dims, run by Neo4jStore.ensure_embedder) -----------------
 // Cosine similarity; the index score s is (1 + cos) / 2 and the store reports 2s - 1, the

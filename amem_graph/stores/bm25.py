@@ -53,6 +53,7 @@ class BM25Index:
         self.texts: dict[int, str] = {}
         self.lengths = np.zeros(1024, dtype=np.float32)
         self.total_length = 0.0
+        self.documents = 0
 
     def set(self, doc: int, text: str) -> None:
         """Index (or re-index) the text of document ``doc``."""
@@ -62,6 +63,7 @@ class BM25Index:
             self.lengths = np.resize(self.lengths, max(doc + 1, len(self.lengths) * 2))
         self.lengths[doc] = sum(terms.values())
         self.total_length += float(self.lengths[doc])
+        self.documents += 1 if terms else 0
         self.doc_terms[doc] = terms
         self.texts[doc] = text
         for term, tf in terms.items():
@@ -78,6 +80,7 @@ class BM25Index:
         if terms is None:
             return
         self.total_length -= float(self.lengths[doc])
+        self.documents -= 1 if terms else 0
         self.lengths[doc] = 0
         for term in terms:
             self.postings[term].remove(doc)
@@ -85,7 +88,7 @@ class BM25Index:
     def scores(self, query: str, size: int) -> np.ndarray:
         """BM25 of every document position below ``size`` (0 where no term matches)."""
         out = np.zeros(size, dtype=np.float32)
-        count = len(self.doc_terms)
+        count = self.documents  # Lucene's docCount: documents with at least one term
         if count == 0:
             return out
         avg = self.total_length / count

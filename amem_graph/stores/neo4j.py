@@ -61,6 +61,8 @@ from amem_graph.stores.base import (
     NodeWrite,
     WriteBatch,
 )
+from amem_graph.stores.bm25 import K1
+from amem_graph.text import analyze, search_text
 
 SCHEMA_VERSION: Final = "1"
 META_LABEL: Final = "AmemMeta"
@@ -85,7 +87,9 @@ AUTH_HINT: Final = "check NEO4J_USERNAME/NEO4J_PASSWORD (or pass username=/passw
 _LOCK_PROP: Final = "_amem_lock"
 #: marks a memory whose embedding is all zeros (cosine is undefined; its score is 0)
 _ZERO_PROP: Final = "embedding_is_zero"
-_INTERNAL_MEMORY_PROPS: Final = frozenset({_ZERO_PROP, _LOCK_PROP})
+#: the memory's analysed text (``text.analyze``), what the full-text index sees
+_TERMS_PROP: Final = "search_terms"
+_INTERNAL_MEMORY_PROPS: Final = frozenset({_ZERO_PROP, _LOCK_PROP, _TERMS_PROP})
 _MEMORY_TIMES: Final = ("created_at", "valid_from", "valid_to")
 _EPOCH: Final = datetime(1970, 1, 1, tzinfo=UTC)
 
@@ -107,7 +111,6 @@ SIBLING_EDGES: Final = ("GENERATED_IN", "FOR_TASK")
 _SIBLING_PROPS: Final = {"GENERATED_IN": "episode", "FOR_TASK": "task"}
 #: hubs with more members than this are walked through the time index, not read whole
 _SMALL_HUB: Final = 200
-_TOKEN = re.compile(r"\w+", re.UNICODE)
 _LUCENE_SPECIAL = re.compile(r'([+\-&|!(){}\[\]^"~*?:\\/])')
 _VERSION = re.compile(r"^(\d+)\.(\d+)")
 _INT64 = (-(2**63), 2**63 - 1)
@@ -157,14 +160,15 @@ def _filter_clause(flt: MemoryFilter) -> tuple[LiteralString, dict[str, Any]]:
 
 
 def lucene_query(text: str) -> str:
-    """A Lucene query that ORs the words of ``text``, each quoted and escaped.
+    """A Lucene query that ORs the analysed terms of ``text``, each quoted and escaped.
 
-    Words are ``\\w+`` runs, lower-cased and de-duplicated, like the embedded store's FTS5
-    query, so operators (AND, OR, NOT, +, -, *, ~, :, ...) in the input are plain text: no
-    injection, no parse errors. Empty when ``text`` has no words.
+    Terms come from ``text.analyze`` (the embedded store's BM25 analyzer) and the index holds
+    each memory's terms under the 'whitespace' analyzer, so both stores score the same terms
+    with the same BM25. Operators in the input (AND, OR, NOT, +, -, *, ~, :, ...) are plain
+    text: no injection, no parse errors. Empty when ``text`` has no terms.
     """
-    words = list(dict.fromkeys(w.lower() for w in _TOKEN.findall(text)))[:_MAX_TERMS]
-    return " OR ".join('"' + _LUCENE_SPECIAL.sub(r"\\\1", w) + '"' for w in words)
+    terms = list(dict.fromkeys(analyze(text)))[:_MAX_TERMS]
+    return " OR ".join('"' + _LUCENE_SPECIAL.sub(r"\\\1", t) + '"' for t in terms)
 
 
 def load_schema() -> str:
@@ -270,6 +274,7 @@ def _unit_vector(values: Sequence[float], dims: int, what: str) -> tuple[str, bo
 def _memory_props(memory: Memory) -> dict[str, Any]:
     """Memory fields as node properties (None values included, so ``SET +=`` removes them)."""
     data = memory.model_dump(exclude={"embedding", "confidence"})
+    data[_TERMS_PROP] = " ".join(analyze(search_text(memory)))
     for key in _MEMORY_TIMES:
         if isinstance(data.get(key), datetime):
             data[key] = _aware(data[key])
@@ -1211,7 +1216,9 @@ class Neo4jStore:
             n = max(k * _OVERFETCH, _MIN_FETCH)
             while True:
                 rec = tx.run(cypher, {**params, "n": n}).single(strict=True)
-                hits = [(str(i), float(s)) for i, s in rec["hits"]]
+                # Lucene's BM25 leaves out the constant (k1 + 1): put it back so both stores
+                # report the same value
+                hits = [(str(i), float(s) * (K1 + 1)) for i, s in rec["hits"]]
                 if len(hits) >= k or rec["raw"] < n:
                     return _top(hits, k)
                 n *= 4

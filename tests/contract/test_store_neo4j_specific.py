@@ -97,8 +97,8 @@ def test_schema_declares_every_label_edge_type_and_index() -> None:
     for prop in ("scope", "status", "created_at", "valid_from", "agent", "task"):
         assert f"FOR (m:Memory) ON (m.{prop})" in joined, prop
     fulltext = next(st for st in now if "FULLTEXT" in st)
-    assert "[m.content, m.keywords, m.tags, m.context]" in fulltext
-    assert "'english'" in fulltext
+    assert "[m.search_terms]" in fulltext
+    assert "'whitespace'" in fulltext
     assert all("$dims" not in st for st in now)
     assert len(deferred) == 1
     assert "VECTOR INDEX memory_embedding IF NOT EXISTS" in deferred[0]
@@ -111,10 +111,10 @@ def test_schema_declares_every_label_edge_type_and_index() -> None:
 
 
 def test_lucene_query_quotes_words_and_drops_operators() -> None:
-    assert lucene_query('deploy "cache" AND (cold*) -x') == (
-        '"deploy" OR "cache" OR "and" OR "cold" OR "x"'
+    assert lucene_query('deploys "caching" AND (cold*) -x') == (
+        '"deploi" OR "cach" OR "cold" OR "x"'  # stemmed, stop word 'and' dropped
     )
-    assert lucene_query("Cache cache CACHE") == '"cache"'
+    assert lucene_query("Cache cache CACHE") == '"cach"'
     assert lucene_query(" \\ ~ : / * ( ) ") == ""
     assert lucene_query("") == ""
     assert lucene_query(" ".join(f"w{i}" for i in range(5000))).count(" OR ") == 999
@@ -266,8 +266,8 @@ def test_show_indexes_lists_the_schema(neo: Neo4jStore) -> None:
     assert config["vector.similarity_function"].lower() == "cosine"
     text = indexes["memory_text"]
     assert (text["type"], text["state"]) == ("FULLTEXT", "ONLINE")
-    assert text["properties"] == ["content", "keywords", "tags", "context"]
-    assert text["options"]["indexConfig"]["fulltext.analyzer"] == "english"
+    assert text["properties"] == ["search_terms"]
+    assert text["options"]["indexConfig"]["fulltext.analyzer"] == "whitespace"
     for prop in ("scope", "status", "created_at", "valid_from", "agent", "task"):
         assert indexes[f"memory_{prop}"]["type"] == "RANGE"
     unique = {
