@@ -28,7 +28,7 @@ class RetrievalConfig(BaseModel):
     checking on 6-10: dense retrieval is the stronger single signal there, and BM25 helps most
     as a deep, lightly weighted second opinion (100 candidates, weight 0.2, RRF k=30), with
     same-episode and lineage expansion at 0.2 and a light recency prior. On all 423 questions
-    this gives recall@10 0.706 vs 0.687 dense alone and 0.513 BM25 alone; MRR 0.422 vs 0.318.
+    this gives recall@10 0.703 vs 0.687 dense alone and 0.513 BM25 alone; MRR 0.418 vs 0.318.
     Importance and confidence priors only reorder memories that differ in them.
     """
 

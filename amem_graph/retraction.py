@@ -32,13 +32,12 @@ from collections import defaultdict
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Any, Literal, get_args
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
 from amem_graph.audit import AuditEvent, authors, event_write, new_event
 from amem_graph.errors import NotFoundError, ValidationError
-from amem_graph.models import MemoryStatus
 from amem_graph.provenance import downstream
 from amem_graph.schema import AGENT, EPISODE, RETRACTION, SOURCE
 from amem_graph.stores.base import (
@@ -60,7 +59,6 @@ PolicyAction = Literal["retract", "quarantine", "none"]
 STATUS_EFFECTS: tuple[StatusEffect, ...] = ("retracted", "quarantined")
 _STRENGTH = {"retracted": 2, "quarantined": 1}
 _ACTION_EFFECT: dict[str, StatusEffect] = {"retract": "retracted", "quarantine": "quarantined"}
-_ALL_STATUSES: tuple[MemoryStatus, ...] = get_args(MemoryStatus)
 
 
 class RetractionPolicy(BaseModel):
@@ -208,12 +206,8 @@ def classify(
 
 
 def current_statuses(store: GraphStore, ids: Sequence[str]) -> dict[str, str]:
-    """Status of each existing memory, via one filtered id check per status (no full loads)."""
-    out: dict[str, str] = {}
-    for status in _ALL_STATUSES:
-        for mid in store.filter_ids(ids, MemoryFilter(statuses=(status,))):
-            out[mid] = status
-    return out
+    """Status of each existing memory, in one store call (no full loads)."""
+    return store.statuses(ids)
 
 
 def active_holds(
@@ -260,7 +254,7 @@ def plan_retraction(
     for mid in ids:
         current, effect = statuses[mid], effects[mid]
         base = holds[mid][0].props.get("base_status", current) if holds.get(mid) else current
-        props = {"effect": effect, "previous_status": current, "base_status": base, "at": at}
+        props = {"effect": effect, "previous_status": current, "base_status": base}
         batch.edges.append(EdgeWrite("RETRACTED", rid, mid, props, key=effect))
         if strongest(current, effect) != current:
             batch.memory_updates.append(MemoryUpdate(mid, changes={"status": effect}))

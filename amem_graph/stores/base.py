@@ -247,6 +247,10 @@ class GraphStore(Protocol):
         """The subset of memory ids the filter admits."""
         ...
 
+    def statuses(self, ids: Iterable[str]) -> dict[str, str]:
+        """Memory id -> status, for the ids that exist (one round trip for many ids)."""
+        ...
+
     def siblings(
         self, ids: Sequence[str], via: str, flt: MemoryFilter, limit: int
     ) -> dict[str, list[tuple[str, str]]]:

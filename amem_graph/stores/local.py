@@ -98,6 +98,7 @@ _GROW_FILL: dict[str, float] = {
     "created_at": 0.0,
 }
 _STATUS_CODES = {"active": 0, "quarantined": 1, "retracted": 2, "superseded": 3}
+_STATUS_NAMES = {code: name for name, code in _STATUS_CODES.items()}
 
 
 def _epoch(value: datetime | None) -> float | None:
@@ -449,47 +450,55 @@ class LocalStore:
         dims = self._dims()
         for m in batch.memories:
             self._insert_memory(m, dims)
-        for n in batch.nodes:
-            row = db.execute(
-                "SELECT props FROM nodes WHERE label = ? AND id = ?", (n.label, n.id)
-            ).fetchone()
-            props = dict(n.on_create) if row is None else codec.loads(row["props"])
-            props.update(n.props)
-            db.execute(
-                "INSERT OR REPLACE INTO nodes(label, id, props) VALUES(?, ?, ?)",
-                (n.label, n.id, codec.dumps(props)),
-            )
-        for u in batch.memory_updates:
-            self._update_memory(u, dims)
-        for e in batch.edges:
-            src_label, dst_label = e.labels
-            for label, nid in ((src_label, e.src), (dst_label, e.dst)):
-                if not self._exists(label, nid):
-                    raise NotFoundError(f"{e.type} edge {e.src!r}->{e.dst!r}: no {label} {nid!r}")
-            row = db.execute(
-                "SELECT props FROM edges WHERE type=? AND src=? AND dst=? AND key=?",
-                (e.type, e.src, e.dst, e.key),
-            ).fetchone()
-            props = {} if row is None else codec.loads(row["props"])
-            props.update(e.props)
-            db.execute(
-                "INSERT OR REPLACE INTO edges(type, src, dst, key, props) VALUES(?, ?, ?, ?, ?)",
-                (e.type, e.src, e.dst, e.key, codec.dumps(props)),
-            )
-        for etype, src, dst, key in batch.delete_edges:
-            db.execute(
-                "DELETE FROM edges WHERE type=? AND src=? AND dst=? AND key=?",
-                (etype, src, dst, key),
-            )
+        # json_patch merges props the way Neo4j's SET += does: a None value removes the key
+        db.executemany(
+            "INSERT INTO nodes(label, id, props) VALUES(?, ?, json_patch(json_patch('{}', ?), ?)) "
+            "ON CONFLICT(label, id) DO UPDATE SET props = json_patch(nodes.props, ?)",
+            [
+                (n.label, n.id, codec.dumps(n.on_create), props, props)
+                for n in batch.nodes
+                for props in [codec.dumps(n.props)]
+            ],
+        )
+        if batch.memory_updates:
+            self._update_memories(batch.memory_updates, dims)
+        self._check_endpoints(batch)
+        db.executemany(
+            "INSERT INTO edges(type, src, dst, key, props) VALUES(?, ?, ?, ?, json_patch('{}', ?)) "
+            "ON CONFLICT(type, src, dst, key) DO UPDATE SET props = json_patch(edges.props, "
+            "excluded.props)",
+            [(e.type, e.src, e.dst, e.key, codec.dumps(e.props)) for e in batch.edges],
+        )
+        db.executemany(
+            "DELETE FROM edges WHERE type=? AND src=? AND dst=? AND key=?", batch.delete_edges
+        )
         if batch.delete_memories:
             self._delete_memories(batch.delete_memories)
 
-    def _exists(self, label: str, nid: str) -> bool:
-        if label == MEMORY:
-            sql = "SELECT 1 FROM memories WHERE id = ?"
-            return self._db.execute(sql, (nid,)).fetchone() is not None
-        sql = "SELECT 1 FROM nodes WHERE label = ? AND id = ?"
-        return self._db.execute(sql, (label, nid)).fetchone() is not None
+    def _existing(self, label: str, ids: Sequence[str]) -> set[str]:
+        found: set[str] = set()
+        for part in _chunks(list(dict.fromkeys(ids))):
+            marks = ",".join("?" * len(part))
+            if label == MEMORY:
+                sql, params = f"SELECT id FROM memories WHERE id IN ({marks})", list(part)
+            else:
+                sql = f"SELECT id FROM nodes WHERE label = ? AND id IN ({marks})"
+                params = [label, *part]
+            found.update(row["id"] for row in self._db.execute(sql, params))
+        return found
+
+    def _check_endpoints(self, batch: WriteBatch) -> None:
+        """Every edge's two ends exist (nodes of this batch are already written)."""
+        wanted: dict[str, list[str]] = {}
+        for e in batch.edges:
+            src_label, dst_label = e.labels
+            wanted.setdefault(src_label, []).append(e.src)
+            wanted.setdefault(dst_label, []).append(e.dst)
+        found = {label: self._existing(label, ids) for label, ids in wanted.items()}
+        for e in batch.edges:
+            for label, nid in zip(e.labels, (e.src, e.dst), strict=True):
+                if nid not in found[label]:
+                    raise NotFoundError(f"{e.type} edge {e.src!r}->{e.dst!r}: no {label} {nid!r}")
 
     def _vector_blob(self, memory: Memory, dims: int) -> bytes | None:
         if memory.embedding is None:
@@ -527,36 +536,47 @@ class LocalStore:
             ),
         )
 
-    def _update_memory(self, update: MemoryUpdate, dims: int) -> None:
-        row = self._db.execute(
-            "SELECT rid, doc, embedding FROM memories WHERE id = ?", (update.id,)
-        ).fetchone()
-        if row is None:
-            raise NotFoundError(f"no memory {update.id!r} to update")
-        data = codec.loads(row["doc"])
-        data.update(update.changes)
-        for name, amount in update.increments.items():
-            data[name] = data.get(name, 0) + amount
-        blob = row["embedding"]
-        if "embedding" in update.changes:
-            data.pop("embedding")
-        try:
-            current = Memory.model_validate({**data, "embedding": update.changes.get("embedding")})
-        except ValueError as exc:  # pydantic's error for a bad value in changes
-            raise ValidationError(f"update of memory {update.id!r}: {exc}") from None
-        if "embedding" in update.changes:
-            blob = self._vector_blob(current, dims)
-        self._db.execute(
+    def _update_memories(self, updates: Sequence[MemoryUpdate], dims: int) -> None:
+        """Read the rows once, apply the updates in order in Python, write them back at once."""
+        rows: dict[str, tuple[int, dict[str, Any], bytes | None]] = {}
+        for part in _chunks(list(dict.fromkeys(u.id for u in updates))):
+            marks = ",".join("?" * len(part))
+            for row in self._db.execute(
+                f"SELECT rid, id, doc, embedding FROM memories WHERE id IN ({marks})", list(part)
+            ):
+                rows[row["id"]] = (row["rid"], codec.loads(row["doc"]), row["embedding"])
+        current: dict[str, Memory] = {}
+        for update in updates:
+            if update.id not in rows:
+                raise NotFoundError(f"no memory {update.id!r} to update")
+            rid, data, blob = rows[update.id]
+            data = {**data, **{k: v for k, v in update.changes.items() if k != "embedding"}}
+            for name, amount in update.increments.items():
+                data[name] = data.get(name, 0) + amount
+            try:
+                memory = Memory.model_validate(
+                    {**data, "embedding": update.changes.get("embedding")}
+                )
+            except ValueError as exc:  # pydantic's error for a bad value in changes
+                raise ValidationError(f"update of memory {update.id!r}: {exc}") from None
+            if "embedding" in update.changes:
+                blob = self._vector_blob(memory, dims)
+            rows[update.id] = (rid, data, blob)
+            current[update.id] = memory
+        self._db.executemany(
             "UPDATE memories SET status=?, valid_to=?, doc=?, search_text=?, embedding=? "
             "WHERE rid=?",
-            (
-                current.status,
-                _epoch(current.valid_to),
-                codec.dumps(current.model_dump(mode="json", exclude={"embedding", "confidence"})),
-                search_text(current),
-                blob,
-                row["rid"],
-            ),
+            [
+                (
+                    m.status,
+                    _epoch(m.valid_to),
+                    codec.dumps(m.model_dump(mode="json", exclude={"embedding", "confidence"})),
+                    search_text(m),
+                    rows[mid][2],
+                    rows[mid][0],
+                )
+                for mid, m in current.items()
+            ],
         )
 
     def _delete_memories(self, ids: Sequence[str]) -> None:
@@ -751,6 +771,19 @@ class LocalStore:
             return {i for i in id_list if i in mirror.pos and bool(mask[mirror.pos[i]])}
 
         return self._guard("filtering memories", run)
+
+    def statuses(self, ids: Iterable[str]) -> dict[str, str]:
+        id_list = list(ids)
+
+        def run() -> dict[str, str]:
+            mirror = self._fresh_mirror()
+            return {
+                i: _STATUS_NAMES[int(mirror.status[mirror.pos[i]])]
+                for i in id_list
+                if i in mirror.pos and mirror.alive[mirror.pos[i]]
+            }
+
+        return self._guard("reading statuses", run)
 
     def siblings(
         self, ids: Sequence[str], via: str, flt: MemoryFilter, limit: int

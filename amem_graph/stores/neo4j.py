@@ -50,7 +50,14 @@ from amem_graph.errors import (
     ValidationError,
 )
 from amem_graph.models import Memory
-from amem_graph.schema import EDGE_TYPES, MEMORY, NODE_LABELS, check_identifier, check_label
+from amem_graph.schema import (
+    EDGE_TYPES,
+    MEMORY,
+    MEMORY_STATUSES,
+    NODE_LABELS,
+    check_identifier,
+    check_label,
+)
 from amem_graph.stores.base import (
     Direction,
     Edge,
@@ -157,6 +164,34 @@ def _filter_clause(flt: MemoryFilter) -> tuple[LiteralString, dict[str, Any]]:
     if not parts:
         return "true", params
     return "(" + " AND ".join(parts) + ")", params
+
+
+#: float counters the in-place path adds to
+_COUNTERS: Final = ("successes", "failures")
+#: fields the in-place path may set (text, times and embeddings need the full path)
+_SCALAR_FIELDS: Final = frozenset({"status", "successes", "failures", "importance", "version"})
+
+
+def _is_scalar_update(update: MemoryUpdate) -> bool:
+    return (
+        set(update.changes) <= _SCALAR_FIELDS
+        and set(update.increments) <= {"successes", "failures", "version"}
+        and not set(update.changes) & set(update.increments)
+    )
+
+
+def _check_scalar_changes(update: MemoryUpdate) -> None:
+    """The checks Memory validation would make, for the fields the in-place path sets."""
+    status = update.changes.get("status")
+    if status is not None and status not in MEMORY_STATUSES:
+        raise ValidationError(f"update of memory {update.id!r}: unknown status {status!r}")
+    for name in ("successes", "failures", "importance"):
+        value = update.changes.get(name)
+        if name in update.changes and (not isinstance(value, int | float) or value < 0):
+            raise ValidationError(f"update of memory {update.id!r}: bad {name} {value!r}")
+    version = update.changes.get("version")
+    if "version" in update.changes and (not isinstance(version, int) or version < 1):
+        raise ValidationError(f"update of memory {update.id!r}: bad version {version!r}")
 
 
 def lucene_query(text: str) -> str:
@@ -387,6 +422,18 @@ UNWIND $rows AS row
 MATCH (m:Memory {id: row.id})
 SET m += row.props, %TIMES%
 """.replace("%TIMES%", _SET_TIMES)
+#: status, counters and scalars set in place: no read-back, no re-validation of the whole node
+_Q_SET_SCALARS: Final = """
+UNWIND $rows AS row
+MATCH (m:Memory {id: row.id})
+SET m._amem_lock = true
+REMOVE m._amem_lock
+SET m += row.set,
+    m.successes = coalesce(m.successes, 0.0) + row.inc.successes,
+    m.failures = coalesce(m.failures, 0.0) + row.inc.failures,
+    m.version = coalesce(m.version, 1) + row.inc.version
+RETURN collect(m.id) AS found
+"""
 _Q_SET_VECTORS: Final = """
 UNWIND $rows AS row
 MATCH (m:Memory {id: row.id})
@@ -521,6 +568,11 @@ _Q_TEXT: Final = """
 CALL db.index.fulltext.queryNodes($index, $q, {limit: $n}) YIELD node AS m, score
 WITH count(*) AS raw, collect(CASE WHEN %FILTER% THEN [m.id, score] END) AS hits
 RETURN raw, hits
+"""
+_Q_STATUSES: Final = """
+MATCH (m:Memory)
+WHERE m.id IN $ids
+RETURN collect([m.id, m.status]) AS pairs
 """
 _Q_FILTER_IDS: Final = """
 MATCH (m:Memory)
@@ -967,6 +1019,32 @@ class Neo4jStore:
     def _apply_updates(
         self, tx: ManagedTransaction, updates: list[MemoryUpdate], dims: int
     ) -> None:
+        """Scalar-only updates (status, counters) in place; the rest read-modify-write."""
+        simple = [u for u in updates if _is_scalar_update(u)]
+        if simple:
+            self._apply_scalar_updates(tx, simple)
+        rest = [u for u in updates if not _is_scalar_update(u)]
+        if rest:
+            self._apply_full_updates(tx, rest, dims)
+
+    @staticmethod
+    def _apply_scalar_updates(tx: ManagedTransaction, updates: list[MemoryUpdate]) -> None:
+        """One SET per memory under its write lock: increments add atomically, nothing is read
+        back to the client (a 10k-memory retraction would otherwise ship every node twice)."""
+        rows = []
+        for u in updates:
+            _check_scalar_changes(u)
+            inc = {name: float(u.increments.get(name, 0)) for name in _COUNTERS}
+            inc["version"] = int(u.increments.get("version", 0))
+            rows.append({"id": u.id, "set": dict(u.changes), "inc": inc})
+        found = set(tx.run(_Q_SET_SCALARS, {"rows": rows}).single(strict=True)["found"])
+        for u in updates:
+            if u.id not in found:
+                raise NotFoundError(f"no memory {u.id!r} to update")
+
+    def _apply_full_updates(
+        self, tx: ManagedTransaction, updates: list[MemoryUpdate], dims: int
+    ) -> None:
         """Read-modify-write under the memories' write locks, so increments never lose one."""
         ids = list(dict.fromkeys(u.id for u in updates))
         current: dict[str, dict[str, Any]] = {}
@@ -1237,6 +1315,17 @@ class Neo4jStore:
             return {str(i) for i in tx.run(query, params).single(strict=True)["ids"]}
 
         return self._guard("filtering memories", lambda: self._read(read))
+
+    def statuses(self, ids: Iterable[str]) -> dict[str, str]:
+        id_list = list(dict.fromkeys(ids))
+        if not id_list:
+            return {}
+
+        def read(tx: ManagedTransaction) -> dict[str, str]:
+            pairs = tx.run(_Q_STATUSES, {"ids": id_list}).single(strict=True)["pairs"]
+            return {str(i): str(status) for i, status in pairs}
+
+        return self._guard("reading statuses", lambda: self._read(read))
 
     def siblings(
         self, ids: Sequence[str], via: str, flt: MemoryFilter, limit: int

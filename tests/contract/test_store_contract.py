@@ -466,6 +466,7 @@ def test_memory_update_changes_fields_and_adds_increments(s: GraphStore) -> None
     assert s.text_search("old words", 5, ANY) == []
     assert s.filter_ids(["m"], MemoryFilter()) == set()
     assert s.filter_ids(["m"], MemoryFilter(statuses=("superseded",))) == {"m"}
+    assert s.statuses(["m", "ghost"]) == {"m": "superseded"}
     s.apply(WriteBatch(memory_updates=[MemoryUpdate("m", changes={"valid_to": None})]))
     assert s.get_memories(["m"])["m"].valid_to is None
 
@@ -918,3 +919,40 @@ def test_closed_store_refuses_work_and_close_is_idempotent(store: GraphStore) ->
         store.counts()
     with pytest.raises(StoreError, match="closed"):
         store.apply(WriteBatch(nodes=[NodeWrite(AGENT, "a")]))
+
+
+def test_status_and_counter_updates_in_bulk(s: GraphStore) -> None:
+    """The path a large retraction takes: many status changes and credit increments at once."""
+    s.apply(
+        WriteBatch(
+            memories=[mem(f"b{i}", f"bulk note {i}", vec=axis(i % DIMS)) for i in range(300)]
+        )
+    )
+    updates = [
+        MemoryUpdate(f"b{i}", changes={"status": "quarantined" if i % 2 else "retracted"})
+        for i in range(300)
+    ]
+    updates += [
+        MemoryUpdate(f"b{i}", increments={"successes": 0.5, "version": 1}) for i in range(3)
+    ]
+    s.apply(WriteBatch(memory_updates=updates))
+    statuses = s.statuses([f"b{i}" for i in range(300)])
+    assert statuses["b0"] == "retracted" and statuses["b1"] == "quarantined"
+    assert sum(v == "retracted" for v in statuses.values()) == 150
+    got = s.get_memories(["b0", "b5"])
+    assert (got["b0"].successes, got["b0"].version) == (0.5, 2)
+    assert (got["b5"].successes, got["b5"].version) == (0.0, 1)
+    assert s.text_search("bulk note", 5, MemoryFilter()) == []  # none active any more
+    before = s.counts()
+    with pytest.raises(ValidationError, match="status"):
+        s.apply(WriteBatch(memory_updates=[MemoryUpdate("b2", changes={"status": "bogus"})]))
+    with pytest.raises(NotFoundError, match="ghost"):
+        s.apply(
+            WriteBatch(
+                memory_updates=[
+                    MemoryUpdate("b2", changes={"status": "active"}),
+                    MemoryUpdate("ghost", changes={"status": "active"}),
+                ]
+            )
+        )
+    assert s.counts() == before and s.statuses(["b2"]) == {"b2": "retracted"}
