@@ -576,6 +576,7 @@ RETURN collect([m.id, m.status]) AS pairs
 """
 _Q_FILTER_IDS: Final = """
 MATCH (m:Memory)
+USING INDEX m:Memory(id)
 WHERE m.id IN $ids AND %FILTER%
 RETURN collect(m.id) AS ids
 """
