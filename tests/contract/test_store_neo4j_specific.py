@@ -75,14 +75,12 @@ def query(store: Neo4jStore, cypher: Any, **params: Any) -> list[dict[str, Any]]
 # -- the schema file (no server needed) ------------------------------------------------------
 
 
-def test_top_level_schema_copy_is_identical_to_the_packaged_one() -> None:
-    packaged = ROOT / "amem_graph" / "cypher" / "schema.cypher"
-    copy = ROOT / "cypher" / "schema.cypher"
-    assert copy.read_bytes() == packaged.read_bytes(), (
-        "cypher/schema.cypher drifted from the canonical amem_graph/cypher/schema.cypher; "
-        "run: cp amem_graph/cypher/schema.cypher cypher/schema.cypher"
-    )
-    assert load_schema() == packaged.read_text(encoding="utf-8")
+def test_top_level_cypher_folder_is_the_packaged_one() -> None:
+    """cypher/ at the repository root is a link to the package data, so they cannot drift."""
+    top = ROOT / "cypher"
+    packaged = ROOT / "amem_graph" / "cypher"
+    assert top.resolve() == packaged.resolve()
+    assert load_schema() == (packaged / "schema.cypher").read_text(encoding="utf-8")
 
 
 def test_schema_declares_every_label_edge_type_and_index() -> None:

@@ -1,0 +1,1 @@
+amem_graph/cypher
