@@ -6,6 +6,7 @@ used them, so a wrong memory can be traced, and taken back with everything it to
 
 from amem_graph.config import MemoryGraphConfig, RetrievalConfig
 from amem_graph.embeddings import Embedder, HashingEmbedder, LangChainEmbedder, MiniLMEmbedder
+from amem_graph.episode import EpisodeSession
 from amem_graph.errors import (
     AmemGraphError,
     ConflictError,
@@ -15,7 +16,7 @@ from amem_graph.errors import (
     StoreUnavailableError,
     ValidationError,
 )
-from amem_graph.memory import EpisodeSession, MemoryGraph
+from amem_graph.memory import MemoryGraph
 from amem_graph.models import Agent, Episode, Explanation, Hit, Memory, Outcome, Signal
 
 __version__ = "0.1.0"

@@ -7,7 +7,6 @@ the store. Every public mutation is one store transaction.
 from __future__ import annotations
 
 import os
-import uuid
 from collections.abc import Iterator, Mapping, Sequence
 from datetime import datetime
 from types import TracebackType
@@ -19,27 +18,27 @@ from amem_graph import provenance, retraction
 from amem_graph.audit import AUDIT_KINDS, AuditEvent, event_write, new_event, query_events
 from amem_graph.config import MemoryGraphConfig, RetrievalConfig, default_store_path
 from amem_graph.embeddings import Embedder, resolve_embedder
+from amem_graph.episode import EpisodeSession
 from amem_graph.errors import NotFoundError, ValidationError
 from amem_graph.feedback import agent_trust, outcome_batch
 from amem_graph.models import (
     Agent,
-    Episode,
     Hit,
     Memory,
     MemoryInput,
     MemoryKind,
     Outcome,
-    check_name,
     ensure_aware,
     utcnow,
+    valid_name,
 )
 from amem_graph.provenance import Impact, Trace
 from amem_graph.retraction import RestoreReport, RetractionPolicy, RetractionReport
 from amem_graph.retrieval import HybridRetriever
 from amem_graph.schema import AGENT, EPISODE
-from amem_graph.stores.base import EdgeWrite, GraphStore, MemoryFilter, NodeWrite, WriteBatch
+from amem_graph.stores.base import GraphStore, MemoryFilter, WriteBatch
 from amem_graph.training_data import TrainingRow, training_rows
-from amem_graph.writes import build_remember_batch, episode_nodes, parse_inputs
+from amem_graph.writes import build_remember_batch, parse_inputs
 
 NEO4J_SCHEMES = ("bolt://", "bolt+s://", "bolt+ssc://", "neo4j://", "neo4j+s://", "neo4j+ssc://")
 
@@ -58,15 +57,8 @@ def open_store(target: str | os.PathLike[str] | None, **neo4j_options: Any) -> G
     return LocalStore(where)
 
 
-def _name(value: str, what: str) -> str:
-    try:
-        return check_name(value)
-    except ValueError as exc:
-        raise ValidationError(f"{what}: {exc}") from None
-
-
 def _optional_name(value: str | None, what: str) -> str | None:
-    return None if value is None else _name(value, what)
+    return None if value is None else valid_name(value, what)
 
 
 def _optional_time(value: datetime | None, what: str) -> datetime | None:
@@ -84,7 +76,7 @@ def _ids(value: str | Sequence[str] | None) -> list[str]:
     items = [value] if isinstance(value, str) else list(value)
     if not items:
         raise ValidationError("retract got an empty list of ids")
-    return [_name(i, "memory id") for i in items]
+    return [valid_name(i, "memory id") for i in items]
 
 
 def _policy(value: RetractionPolicy | Mapping[str, Any] | None) -> RetractionPolicy | None:
@@ -242,7 +234,7 @@ class MemoryGraph:
         include: Sequence[str] = ("active",),
     ) -> MemoryFilter:
         """The filter recall applies inside every retrieval path."""
-        scope_name = _name(scope or self.config.default_scope, "scope")
+        scope_name = valid_name(scope or self.config.default_scope, "scope")
         statuses = tuple(include)
         for status in statuses:
             if status not in ("active", "quarantined", "retracted", "superseded"):
@@ -251,8 +243,8 @@ class MemoryGraph:
             scopes=(scope_name,),
             statuses=statuses,
             as_of=None if as_of is None else ensure_aware(as_of),
-            agents=None if agent is None else (_name(agent, "agent"),),
-            tasks=None if task is None else (_name(task, "task"),),
+            agents=None if agent is None else (valid_name(agent, "agent"),),
+            tasks=None if task is None else (valid_name(task, "task"),),
         )
 
     def recall(
@@ -330,7 +322,7 @@ class MemoryGraph:
     ) -> Outcome:
         """Record how an episode ended (once; a repeat with the same values is a no-op) and
         credit the memories it read."""
-        _name(episode_id, "episode")
+        valid_name(episode_id, "episode")
         if episode_id not in self.store.get_nodes(EPISODE, [episode_id]):
             raise NotFoundError(f"no episode {episode_id!r}")
         when = utcnow() if at is None else ensure_aware(at)
@@ -415,7 +407,7 @@ class MemoryGraph:
     ) -> RestoreReport:
         """Undo a retraction exactly; memories another active retraction holds stay down.
         Restoring twice is a no-op."""
-        _name(retraction_id, "retraction id")
+        valid_name(retraction_id, "retraction id")
         batch, report = retraction.plan_restore(
             self.store,
             retraction_id,
@@ -428,7 +420,7 @@ class MemoryGraph:
 
     def retraction(self, retraction_id: str) -> RetractionReport:
         """A stored retraction's report, with ``restored_at`` once restored."""
-        return retraction.load_report(self.store, _name(retraction_id, "retraction id"))
+        return retraction.load_report(self.store, valid_name(retraction_id, "retraction id"))
 
     def forget(self, memory_id: str, *, reason: str = "", by: str | None = None) -> AuditEvent:
         """Erase a memory and its edges for good (an erasure request), unlike ``retract``.
@@ -476,7 +468,9 @@ class MemoryGraph:
         """One row per recall in an episode: query, retrieved ids with ranks and scores, the
         outcome, and whether a since-retracted memory was in play (schema: training_data)."""
         return training_rows(
-            self.store, scope=_optional_name(scope, "scope"), agent=_optional_name(agent, "agent")
+            self.store,
+            scope=_optional_name(scope, "scope"),
+            agent=_optional_name(agent, "agent"),
         )
 
     def stats(self) -> dict[str, Any]:
@@ -487,92 +481,3 @@ class MemoryGraph:
             "embedder": None if info is None else {"name": info[0], "dims": info[1]},
             "counts": self.store.counts(),
         }
-
-
-class EpisodeSession:
-    """One agent run. Created on entry (or resumed, if the id exists), closed on exit."""
-
-    def __init__(
-        self,
-        graph: MemoryGraph,
-        *,
-        agent: str | None,
-        task: str | None,
-        scope: str | None,
-        episode_id: str | None,
-    ) -> None:
-        self.graph = graph
-        self.agent = None if agent is None else _name(agent, "agent")
-        self.task = None if task is None else _name(task, "task")
-        self.scope = _name(scope or graph.config.default_scope, "scope")
-        self.id = _name(episode_id, "episode") if episode_id else f"ep-{uuid.uuid4().hex}"
-        self.started_at = utcnow()
-        self._open = False
-
-    def __enter__(self) -> EpisodeSession:
-        nodes, edges = episode_nodes(self.id, self.agent, self.task, self.scope, self.started_at)
-        self.graph.store.apply(WriteBatch(nodes=nodes, edges=edges))
-        self._open = True
-        return self
-
-    def __exit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
-        self.close()
-
-    def close(self) -> None:
-        """Stamp the episode's end time."""
-        if self._open:
-            self._open = False
-            self.graph.store.apply(
-                WriteBatch(nodes=[NodeWrite(EPISODE, self.id, {"ended_at": utcnow()})])
-            )
-
-    def info(self) -> Episode:
-        """The episode as stored."""
-        node = self.graph.store.get_nodes(EPISODE, [self.id])[self.id]
-        return Episode(
-            id=self.id,
-            agent=node.props.get("agent"),
-            task=node.props.get("task"),
-            scope=node.props.get("scope", self.scope),
-            started_at=node.props["started_at"],
-            ended_at=node.props.get("ended_at"),
-        )
-
-    def recall(self, query: str, k: int = 10, **options: Any) -> list[Hit]:
-        """Recall in the episode's scope and log each hit as a READ edge (rank, score, query)."""
-        options.setdefault("scope", self.scope)
-        hits = self.graph.recall(query, k, **options)
-        if hits:
-            at = utcnow()
-            key = uuid.uuid4().hex
-            self.graph.store.apply(
-                WriteBatch(
-                    edges=[
-                        EdgeWrite(
-                            "READ",
-                            self.id,
-                            h.memory.id,
-                            {"rank": h.rank, "score": h.score, "query": query, "at": at},
-                            key=key,
-                        )
-                        for h in hits
-                    ]
-                )
-            )
-        return hits
-
-    def remember(self, content: str, **fields: Any) -> Memory:
-        """Remember a memory GENERATED_IN this episode and ATTRIBUTED_TO its agent."""
-        fields.setdefault("agent", self.agent)
-        fields.setdefault("task", self.task)
-        fields.setdefault("scope", self.scope)
-        return self.graph.remember(content, episode=self.id, **fields)
-
-    def outcome(self, *, success: bool, score: float | None = None, detail: str = "") -> Outcome:
-        """Record the episode's outcome and credit the memories it read."""
-        return self.graph.record_outcome(self.id, success=success, score=score, detail=detail)

@@ -14,6 +14,8 @@ from typing import Annotated, Any, Literal
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, computed_field, field_validator
 
+from amem_graph.errors import ValidationError
+
 MemoryKind = Literal["episodic", "semantic", "procedural", "insight"]
 MemoryStatus = Literal["active", "quarantined", "retracted", "superseded"]
 
@@ -30,6 +32,14 @@ def check_name(value: str) -> str:
             "_ . : @ / -, starting with a letter or digit"
         )
     return value
+
+
+def valid_name(value: str, what: str) -> str:
+    """``check_name`` for public call arguments: a ValidationError naming the argument."""
+    try:
+        return check_name(value)
+    except ValueError as exc:
+        raise ValidationError(f"{what}: {exc}") from None
 
 
 def ensure_aware(value: datetime) -> datetime:
