@@ -149,6 +149,7 @@ class MemoryGraph:
 
     def close(self) -> None:
         """Close the store; idempotent."""
+        self.retriever.close()
         self.store.close()
 
     # -- writing --------------------------------------------------------------------------

@@ -9,14 +9,17 @@ cannot starve the result the way a post-filter would.
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from datetime import datetime
+from functools import partial
+from typing import Any
 
 from amem_graph.config import RetrievalConfig
 from amem_graph.embeddings import Embedder
 from amem_graph.models import Explanation, Hit, Memory, PathStep, Signal
-from amem_graph.stores.base import GraphStore, MemoryFilter
+from amem_graph.stores.base import Edge, GraphStore, MemoryFilter
 
 RELEVANCE_SIGNALS = ("vector", "text", "graph")
 PRIOR_SIGNALS = ("recency", "importance", "confidence")
@@ -67,6 +70,24 @@ class HybridRetriever:
         self.store = store
         self.embedder = embedder
         self.config = config
+        # A server store answers independent reads at once; an embedded one serialises them.
+        self._pool = (
+            ThreadPoolExecutor(max_workers=4, thread_name_prefix="amem-recall")
+            if getattr(store, "parallel_reads", False)
+            else None
+        )
+
+    def _together(self, *calls: Callable[[], Any]) -> list[Any]:
+        """Run independent store reads concurrently when the store gains from it."""
+        if self._pool is None or len(calls) < 2:
+            return [call() for call in calls]
+        futures = [self._pool.submit(call) for call in calls]
+        return [f.result() for f in futures]
+
+    def close(self) -> None:
+        """Stop the worker threads, if any."""
+        if self._pool is not None:
+            self._pool.shutdown(wait=False)
 
     def search(
         self,
@@ -82,21 +103,29 @@ class HybridRetriever:
         n = max(cfg.candidates, k)
         vector = query_vector if query_vector is not None else self.embedder.embed_query(query)
         cands: dict[str, _Candidate] = {}
-        paths: dict[str, list[tuple[str, float]]] = {}
+        searches: dict[str, Callable[[], list[tuple[str, float]]]] = {}
         if cfg.vector_weight > 0:
-            paths["vector"] = self.store.vector_search(vector, n, flt)
+            searches["vector"] = lambda: self.store.vector_search(vector, n, flt)
         if cfg.text_weight > 0:
-            paths["text"] = self.store.text_search(query, n, flt)
+            searches["text"] = lambda: self.store.text_search(query, n, flt)
+        paths = dict(zip(searches, self._together(*searches.values()), strict=True))
         for name, pairs in paths.items():
             for mid, (score, rank) in zip(
                 (m for m, _ in pairs), _tie_ranks([s for _, s in pairs]), strict=True
             ):
                 cands.setdefault(mid, _Candidate(mid)).signals[name] = (score, rank)
+        first = list(cands)
+        fetch = partial(self.store.get_memories, first, embeddings=False)
         if cfg.graph_weight > 0 and cfg.expand_seeds > 0 and cfg.expand_hops > 0:
-            self._expand(cands, flt, cfg)
+            # the direct candidates are fetched while the graph is walked
+            memories, _ = self._together(fetch, partial(self._expand, cands, flt, cfg))
+            extra = [mid for mid in cands if mid not in memories and mid not in first]
+            if extra:
+                memories.update(self.store.get_memories(extra, embeddings=False))
+        else:
+            memories = fetch()
         if not cands:
             return []
-        memories = self.store.get_memories(list(cands), embeddings=False)
         cands = {mid: c for mid, c in cands.items() if mid in memories}
         self._priors(cands, memories, now, cfg)
         fused = self._fuse(cands, cfg)
@@ -165,7 +194,13 @@ class HybridRetriever:
 
         ids = sorted(frontier)
         per_seed: dict[str, int] = {}
-        edges = self.store.edges(ids, list(_EXPANSION_EDGES), "both")
+        vias = list(_SIBLING_DECAY)
+        results = self._together(
+            lambda: self.store.edges(ids, list(_EXPANSION_EDGES), "both"),
+            *[partial(self.store.siblings, ids, via, flt, cfg.expand_fanout) for via in vias],
+        )
+        edges: list[Edge] = results[0]
+        siblings: list[dict[str, list[tuple[str, str]]]] = results[1:]
         for e in sorted(edges, key=lambda e: (e.type, e.src, e.dst, e.key)):  # store-independent
             for seed, other in ((e.src, e.dst), (e.dst, e.src)):
                 if seed not in frontier or per_seed.get(seed, 0) >= cfg.expand_fanout:
@@ -175,8 +210,9 @@ class HybridRetriever:
                 weight = float(e.props.get("weight", 1.0)) if e.type == "LINKED" else 1.0
                 step = PathStep(source=e.src, edge=e.type, target=e.dst)
                 offer(seed, other, score * weight, [*path, step])
-        for via, decay in _SIBLING_DECAY.items():
-            for seed, pairs in self.store.siblings(ids, via, flt, cfg.expand_fanout).items():
+        for via, by_seed in zip(vias, siblings, strict=True):
+            decay = _SIBLING_DECAY[via]
+            for seed, pairs in by_seed.items():
                 score, path = frontier[seed]
                 for other, hub in pairs:
                     steps = [

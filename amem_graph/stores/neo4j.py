@@ -634,6 +634,8 @@ class Neo4jStore:
     """``GraphStore`` on Neo4j 5.13+ (Community is enough). Open it with ``Neo4jStore.connect``."""
 
     backend = "neo4j"
+    #: recall may send independent reads at once (each runs in its own session)
+    parallel_reads = True
 
     def __init__(
         self,
