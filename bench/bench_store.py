@@ -125,6 +125,12 @@ def main() -> None:
                 rec = recall_times(mg, qtexts, args.k)
                 base = neo4j_bare(store, qvecs, args.k)
                 report("neo4j", n, rate, rec, base, "bare queryNodes")
+                deep = neo4j_bare(store, qvecs, mg.config.retrieval.candidates)
+                print(
+                    f"{'':6} bare queryNodes at k={mg.config.retrieval.candidates} (the depth "
+                    f"recall asks for): p50 {median(deep):6.2f} ms p95 {pct(deep, 95):6.2f} ms",
+                    flush=True,
+                )
                 store.wipe()
 
 
