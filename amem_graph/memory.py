@@ -1,4 +1,4 @@
-"""``MemoryGraph``: the facade agents and tools use, and the ``EpisodeSession`` context.
+"""``MemoryGraph``: the facade agents and tools use (episodes live in ``episode.py``).
 
 It owns no storage logic: it validates input, builds write batches, and asks the retriever and
 the store. Every public mutation is one store transaction.

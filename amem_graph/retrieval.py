@@ -114,6 +114,8 @@ class HybridRetriever:
                 (m for m, _ in pairs), _tie_ranks([s for _, s in pairs]), strict=True
             ):
                 cands.setdefault(mid, _Candidate(mid)).signals[name] = (score, rank)
+        if not cands:
+            return []  # expansion starts from seeds, so nothing more can come
         first = list(cands)
         fetch = partial(self.store.get_memories, first, embeddings=False)
         if cfg.graph_weight > 0 and cfg.expand_seeds > 0 and cfg.expand_hops > 0:
@@ -124,8 +126,6 @@ class HybridRetriever:
                 memories.update(self.store.get_memories(extra, embeddings=False))
         else:
             memories = fetch()
-        if not cands:
-            return []
         cands = {mid: c for mid, c in cands.items() if mid in memories}
         self._priors(cands, memories, now, cfg)
         fused = self._fuse(cands, cfg)
