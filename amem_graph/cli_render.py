@@ -300,17 +300,25 @@ def impact_table(impact: Impact) -> Table:
     return table
 
 
-def retraction_table(report: RetractionReport) -> Table:
-    """What a retraction did (or, dry, would do), and how to undo it."""
+def _field_table(title: str, caption: str | None) -> Table:
+    """A two-column field/value table for a report."""
     table = Table(
-        title=f"Retraction {report.id}",
-        caption="dry run: nothing was changed" if report.dry_run else None,
+        title=title,
+        caption=caption,
         show_header=False,
         title_justify="left",
         caption_justify="left",
     )
     table.add_column("field", style="bold")
     table.add_column("value", overflow="fold")
+    return table
+
+
+def retraction_table(report: RetractionReport) -> Table:
+    """What a retraction did (or, dry, would do), and how to undo it."""
+    table = _field_table(
+        f"Retraction {report.id}", "dry run: nothing was changed" if report.dry_run else None
+    )
     table.add_row("selector", Text(report.selector))
     table.add_row("reason", Text(report.reason))
     table.add_row("by", _cell(report.by))
@@ -327,15 +335,10 @@ def retraction_table(report: RetractionReport) -> Table:
 
 def restore_table(report: RestoreReport) -> Table:
     """What a restore changed, and what another retraction still holds down."""
-    table = Table(
-        title=f"Restored {report.id}",
-        caption="it was already restored: nothing changed" if report.already_restored else None,
-        show_header=False,
-        title_justify="left",
-        caption_justify="left",
+    table = _field_table(
+        f"Restored {report.id}",
+        "it was already restored: nothing changed" if report.already_restored else None,
     )
-    table.add_column("field", style="bold")
-    table.add_column("value", overflow="fold")
     table.add_row("restored at", report.restored_at.isoformat())
     table.add_row(Text("back to their own status", style="green"), _ids(report.restored))
     table.add_row(Text("still held by another retraction", style="yellow"), _ids(report.held))

@@ -146,21 +146,19 @@ def _filter_clause(flt: MemoryFilter) -> tuple[LiteralString, dict[str, Any]]:
     """A boolean Cypher expression over ``m`` reproducing ``MemoryFilter.admits``."""
     parts: list[LiteralString] = []
     params: dict[str, Any] = {}
-    if flt.scopes is not None:
-        parts.append("m.scope IN $f_scopes")
-        params["f_scopes"] = list(flt.scopes)
-    if flt.statuses is not None:
-        parts.append("m.status IN $f_statuses")
-        params["f_statuses"] = list(flt.statuses)
+    memberships: tuple[tuple[LiteralString, str, tuple[str, ...] | None], ...] = (
+        ("m.scope IN $f_scopes", "f_scopes", flt.scopes),
+        ("m.status IN $f_statuses", "f_statuses", flt.statuses),
+        ("m.agent IN $f_agents", "f_agents", flt.agents),
+        ("m.task IN $f_tasks", "f_tasks", flt.tasks),
+    )
+    for clause, name, values in memberships:
+        if values is not None:
+            parts.append(clause)
+            params[name] = list(values)
     if flt.as_of is not None:
         parts.append("m.valid_from <= $f_as_of AND (m.valid_to IS NULL OR m.valid_to > $f_as_of)")
         params["f_as_of"] = _aware(flt.as_of)
-    if flt.agents is not None:
-        parts.append("m.agent IN $f_agents")
-        params["f_agents"] = list(flt.agents)
-    if flt.tasks is not None:
-        parts.append("m.task IN $f_tasks")
-        params["f_tasks"] = list(flt.tasks)
     if not parts:
         return "true", params
     return "(" + " AND ".join(parts) + ")", params
