@@ -8,12 +8,16 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable, Iterator
+from typing import TYPE_CHECKING
 
 import pytest
 
 from amem_graph import HashingEmbedder, MemoryGraph
 from amem_graph.stores.base import GraphStore
 from amem_graph.stores.local import LocalStore
+
+if TYPE_CHECKING:
+    from amem_graph.stores.neo4j import Neo4jStore
 
 STORE_KINDS = ["local", "neo4j"]
 
@@ -22,7 +26,8 @@ def neo4j_uri() -> str:
     return os.environ.get("NEO4J_URI", "bolt://127.0.0.1:7687")
 
 
-def _neo4j_store() -> GraphStore:
+def open_neo4j_store() -> Neo4jStore:
+    """An empty Neo4j store, or a skip (a failure in CI) when no server answers."""
     from amem_graph.errors import StoreUnavailableError
     from amem_graph.stores.neo4j import Neo4jStore
 
@@ -56,7 +61,7 @@ def make_store(store_kind: str, tmp_path: os.PathLike[str]) -> Iterator[Callable
         else:
             if opened:
                 raise RuntimeError("one Neo4j database per test")
-            store = _neo4j_store()
+            store = open_neo4j_store()
         opened.append(store)
         return store
 

@@ -15,7 +15,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 import pytest
-from conftest import _neo4j_store
+from conftest import open_neo4j_store
 from neo4j.time import DateTime as Neo4jDateTime
 from poisoning import EVIL_SOURCE, build, read_exactly
 
@@ -242,7 +242,7 @@ def seed(mg: MemoryGraph) -> Seeded:
 
 @pytest.fixture(scope="module")
 def seeded() -> Iterator[Seeded]:
-    store = _neo4j_store()
+    store = open_neo4j_store()
     mg = MemoryGraph(store, HashingEmbedder())
     yield seed(mg)
     mg.close()

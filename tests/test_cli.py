@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 from click.testing import CliRunner, Result
-from conftest import _neo4j_store, neo4j_uri
+from conftest import neo4j_uri, open_neo4j_store
 from poisoning import EVIL_SOURCE, World, build
 from poisoning import statuses as poisoning_statuses
 
@@ -683,7 +683,7 @@ def test_cypher_errors_exit_2(amem: Amem, args: list[str], problem: str) -> None
 
 @pytest.fixture
 def neo4j_graph() -> Iterator[MemoryGraph]:
-    store = _neo4j_store()
+    store = open_neo4j_store()
     mg = MemoryGraph(store, HashingEmbedder())
     yield mg
     mg.close()

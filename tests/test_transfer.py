@@ -15,7 +15,7 @@ from typing import Any
 
 import numpy as np
 import pytest
-from conftest import _neo4j_store
+from conftest import open_neo4j_store
 from poisoning import build
 
 from amem_graph import (
@@ -180,7 +180,7 @@ def test_embedded_to_neo4j_to_embedded_round_trip_is_lossless(
     first, second = tmp_path / "from-local.jsonl", tmp_path / "from-neo4j.jsonl"
     export_graph(source.store, first)
 
-    neo = _neo4j_store()
+    neo = open_neo4j_store()
     try:
         import_graph(neo, first, batch_size=5)
         neo_graph = MemoryGraph(neo, HashingEmbedder())

@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from conftest import neo4j_uri, open_neo4j_store
 from neo4j import GraphDatabase
 from neo4j.exceptions import Neo4jError, ServiceUnavailable
 
@@ -49,20 +50,10 @@ ROOT = Path(__file__).resolve().parents[2]
 T0 = datetime(2026, 1, 5, 9, 30, tzinfo=UTC)
 
 
-def neo4j_uri() -> str:
-    return os.environ.get("NEO4J_URI", "bolt://127.0.0.1:7687")
-
-
 @pytest.fixture
 def neo() -> Iterator[Neo4jStore]:
     """An empty Neo4j store, or a skip (a failure in CI) when no server answers."""
-    try:
-        store = Neo4jStore.connect(neo4j_uri(), connect_timeout=5.0)
-    except StoreUnavailableError as exc:
-        if os.environ.get("CI"):
-            pytest.fail(f"Neo4j is required in CI and is not reachable: {exc}")
-        pytest.skip(f"Neo4j not reachable at {neo4j_uri()} ({exc}); run: scripts/neo4j-local start")
-    store.wipe()
+    store = open_neo4j_store()
     yield store
     store.close()
 
