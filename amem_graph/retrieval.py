@@ -18,8 +18,8 @@ from typing import Any
 
 from amem_graph.config import RetrievalConfig
 from amem_graph.embeddings import Embedder
-from amem_graph.models import Explanation, Hit, Memory, PathStep, Signal
-from amem_graph.stores.base import Edge, GraphStore, MemoryFilter
+from amem_graph.models import Explanation, Hit, PathStep, Signal
+from amem_graph.stores.base import Edge, GraphStore, MemoryFilter, RankFields
 
 RELEVANCE_SIGNALS = ("vector", "text", "graph")
 PRIOR_SIGNALS = ("recency", "importance", "confidence")
@@ -100,36 +100,30 @@ class HybridRetriever:
     ) -> list[Hit]:
         """The top-k hits for ``query`` among memories ``flt`` admits."""
         cfg = config or self.config
-        n = max(cfg.candidates, k)
-        vector = query_vector if query_vector is not None else self.embedder.embed_query(query)
+        n_vector = max(cfg.vector_candidates, 3 * k) if cfg.vector_weight > 0 else 0
+        n_text = max(cfg.candidates, k) if cfg.text_weight > 0 else 0
+        vector = None
+        if n_vector:
+            vector = query_vector if query_vector is not None else self.embedder.embed_query(query)
+        found = self.store.search(vector, query, n_vector, n_text, flt)
         cands: dict[str, _Candidate] = {}
-        searches: dict[str, Callable[[], list[tuple[str, float]]]] = {}
-        if cfg.vector_weight > 0:
-            searches["vector"] = lambda: self.store.vector_search(vector, n, flt)
-        if cfg.text_weight > 0:
-            searches["text"] = lambda: self.store.text_search(query, n, flt)
-        paths = dict(zip(searches, self._together(*searches.values()), strict=True))
-        for name, pairs in paths.items():
+        for name, pairs in (("vector", found.vector), ("text", found.text)):
             for mid, (score, rank) in zip(
                 (m for m, _ in pairs), _tie_ranks([s for _, s in pairs]), strict=True
             ):
                 cands.setdefault(mid, _Candidate(mid)).signals[name] = (score, rank)
         if not cands:
             return []  # expansion starts from seeds, so nothing more can come
-        first = list(cands)
-        fetch = partial(self.store.get_memories, first, embeddings=False)
+        fields = dict(found.fields)
         if cfg.graph_weight > 0 and cfg.expand_seeds > 0 and cfg.expand_hops > 0:
-            # the direct candidates are fetched while the graph is walked
-            memories, _ = self._together(fetch, partial(self._expand, cands, flt, cfg))
-            extra = [mid for mid in cands if mid not in memories and mid not in first]
-            if extra:
-                memories.update(self.store.get_memories(extra, embeddings=False))
-        else:
-            memories = fetch()
-        cands = {mid: c for mid, c in cands.items() if mid in memories}
-        self._priors(cands, memories, now, cfg)
+            fields.update(self._expand(cands, flt, cfg))
+        cands = {mid: c for mid, c in cands.items() if mid in fields}
+        self._priors(cands, fields, now, cfg)
         fused = self._fuse(cands, cfg)
         order = sorted(cands, key=lambda mid: (-fused[mid], mid))[:k]
+        # only the k shown are read whole; one deleted meanwhile is left out
+        memories = self.store.get_memories(order, embeddings=False)
+        shown = [mid for mid in order if mid in memories]
         return [
             Hit(
                 memory=memories[mid],
@@ -137,7 +131,7 @@ class HybridRetriever:
                 rank=i + 1,
                 explanation=cands[mid].explanation(fused[mid]),
             )
-            for i, mid in enumerate(order)
+            for i, mid in enumerate(shown)
         ]
 
     # -- expansion ------------------------------------------------------------------------
@@ -152,15 +146,21 @@ class HybridRetriever:
 
     def _expand(
         self, cands: dict[str, _Candidate], flt: MemoryFilter, cfg: RetrievalConfig
-    ) -> None:
-        """Walk 1-2 hops from the best seeds; only admitted memories become candidates."""
+    ) -> dict[str, RankFields]:
+        """Walk 1-2 hops from the best seeds; only admitted memories become candidates.
+
+        Returns the ranking fields of the memories reached (read with the filter, in the
+        same round trip that admits them).
+        """
         seed_scores = self._rrf(cands, cfg)
         seeds = sorted(seed_scores, key=lambda m: (-seed_scores[m], m))[: cfg.expand_seeds]
         frontier: dict[str, tuple[float, list[PathStep]]] = {s: (seed_scores[s], []) for s in seeds}
         reached: dict[str, tuple[float, list[PathStep]]] = {}
+        fields: dict[str, RankFields] = {}
         for _hop in range(cfg.expand_hops):
             found = self._neighbours(frontier, flt, cfg)
-            admitted = self.store.filter_ids(found, flt)
+            admitted = self.store.rank_fields(found, flt)
+            fields.update(admitted)
             next_frontier = {}
             for mid in sorted(admitted):
                 score, path = found[mid]
@@ -178,6 +178,7 @@ class HybridRetriever:
             cand = cands.setdefault(mid, _Candidate(mid))
             cand.signals["graph"] = (score, i + 1)
             cand.path = path
+        return fields
 
     def _neighbours(
         self,
@@ -227,15 +228,16 @@ class HybridRetriever:
     def _priors(
         self,
         cands: dict[str, _Candidate],
-        memories: dict[str, Memory],
+        fields: dict[str, RankFields],
         now: datetime,
         cfg: RetrievalConfig,
     ) -> None:
         half_life = cfg.half_life_days * 86_400.0
+        now_s = now.timestamp()
         values: dict[str, dict[str, float]] = {s: {} for s in PRIOR_SIGNALS}
         for mid in cands:
-            m = memories[mid]
-            age = max(0.0, (now - m.created_at).total_seconds())
+            m = fields[mid]
+            age = max(0.0, now_s - m.created_at)
             values["recency"][mid] = math.pow(0.5, age / half_life)
             values["importance"][mid] = m.importance
             values["confidence"][mid] = m.confidence

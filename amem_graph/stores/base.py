@@ -13,7 +13,7 @@ from datetime import datetime
 from typing import Any, Literal, Protocol, runtime_checkable
 
 from amem_graph.errors import ValidationError
-from amem_graph.models import Memory
+from amem_graph.models import Memory, beta_confidence
 from amem_graph.schema import MEMORY, check_identifier, check_label, edge_endpoints
 
 Direction = Literal["out", "in", "both"]
@@ -169,6 +169,61 @@ class MemoryFilter:
         return self.tasks is None or memory.task in self.tasks
 
 
+@dataclass(frozen=True, slots=True)
+class RankFields:
+    """What recall's priors read of a candidate: fetched for every candidate, so no content.
+
+    Recall ranks a few hundred candidates and shows only k of them; reading the full memory of
+    each candidate was most of a server store's recall time.
+    """
+
+    created_at: float  #: seconds since the epoch
+    importance: float
+    successes: float
+    failures: float
+
+    @property
+    def confidence(self) -> float:
+        """Same posterior as ``Memory.confidence``."""
+        return beta_confidence(self.successes, self.failures)
+
+    @classmethod
+    def of(cls, memory: Memory) -> RankFields:
+        """The fields of a memory in hand (reference values for the stores' queries)."""
+        return cls(
+            memory.created_at.timestamp(), memory.importance, memory.successes, memory.failures
+        )
+
+
+@dataclass(frozen=True)
+class SearchResult:
+    """Recall's direct candidates: both paths' (id, score) lists, best first, and the ranking
+    fields of every id in them."""
+
+    vector: list[tuple[str, float]]
+    text: list[tuple[str, float]]
+    fields: dict[str, RankFields]
+
+
+def search_by_parts(
+    store: GraphStore,
+    vector: Sequence[float] | None,
+    query: str,
+    n_vector: int,
+    n_text: int,
+    flt: MemoryFilter,
+) -> SearchResult:
+    """``GraphStore.search`` made of the single-path calls (three reads).
+
+    What an embedded store does, where a read costs no round trip; a server store answers
+    ``search`` in one query and falls back to this for the rare cases that query cannot cover.
+    """
+    by_vector = store.vector_search(vector, n_vector, flt) if vector is not None else []
+    by_text = store.text_search(query, n_text, flt)
+    fields = store.rank_fields([i for i, _ in by_vector + by_text], flt)
+    return SearchResult(by_vector, by_text, fields)
+
+
 @dataclass(frozen=True)
 class Edge:
     """A stored edge as read back."""
@@ -243,8 +298,24 @@ class GraphStore(Protocol):
         """Top-k memory ids by BM25 over content, keywords, tags and context (higher is better)."""
         ...
 
+    def search(
+        self,
+        vector: Sequence[float] | None,
+        query: str,
+        n_vector: int,
+        n_text: int,
+        flt: MemoryFilter,
+    ) -> SearchResult:
+        """``vector_search(vector, n_vector)`` and ``text_search(query, n_text)`` under one
+        filter, with ``rank_fields`` of every hit: recall's first read, at once."""
+        ...
+
     def filter_ids(self, ids: Iterable[str], flt: MemoryFilter) -> set[str]:
         """The subset of memory ids the filter admits."""
+        ...
+
+    def rank_fields(self, ids: Iterable[str], flt: MemoryFilter) -> dict[str, RankFields]:
+        """Memory id -> its ranking fields, for the ids the filter admits (one round trip)."""
         ...
 
     def statuses(self, ids: Iterable[str]) -> dict[str, str]:

@@ -42,7 +42,10 @@ from amem_graph.stores.base import (
     MemoryFilter,
     MemoryUpdate,
     Node,
+    RankFields,
+    SearchResult,
     WriteBatch,
+    search_by_parts,
 )
 from amem_graph.stores.bm25 import BM25Index
 from amem_graph.text import search_text
@@ -97,6 +100,11 @@ _GROW_FILL: dict[str, float] = {
     "valid_to": np.inf,
     "created_at": 0.0,
 }
+#: a memory's ranking fields (``RankFields`` order) without parsing its whole document
+_RANK_FIELDS_SQL = (
+    "SELECT id, created_at, json_extract(doc, '$.importance'), json_extract(doc, '$.successes'),"
+    " json_extract(doc, '$.failures') FROM memories WHERE id IN ({marks})"
+)
 _STATUS_CODES = {"active": 0, "quarantined": 1, "retracted": 2, "superseded": 3}
 _STATUS_NAMES = {code: name for name, code in _STATUS_CODES.items()}
 
@@ -762,6 +770,16 @@ class LocalStore:
 
         return self._guard("searching text", run)
 
+    def search(
+        self,
+        vector: Sequence[float] | None,
+        query: str,
+        n_vector: int,
+        n_text: int,
+        flt: MemoryFilter,
+    ) -> SearchResult:
+        return search_by_parts(self, vector, query, n_vector, n_text, flt)
+
     def filter_ids(self, ids: Iterable[str], flt: MemoryFilter) -> set[str]:
         id_list = list(ids)
 
@@ -771,6 +789,22 @@ class LocalStore:
             return {i for i in id_list if i in mirror.pos and bool(mask[mirror.pos[i]])}
 
         return self._guard("filtering memories", run)
+
+    def rank_fields(self, ids: Iterable[str], flt: MemoryFilter) -> dict[str, RankFields]:
+        id_list = list(dict.fromkeys(ids))
+
+        def run() -> dict[str, RankFields]:
+            mirror = self._fresh_mirror()
+            mask = mirror.mask(flt)
+            admitted = [i for i in id_list if i in mirror.pos and bool(mask[mirror.pos[i]])]
+            out: dict[str, RankFields] = {}
+            for part in _chunks(admitted):
+                marks = ",".join("?" * len(part))
+                for row in self._db.execute(_RANK_FIELDS_SQL.format(marks=marks), list(part)):
+                    out[row[0]] = RankFields(*(float(v) for v in row[1:]))
+            return out
+
+        return self._guard("reading ranking fields", run)
 
     def statuses(self, ids: Iterable[str]) -> dict[str, str]:
         id_list = list(ids)

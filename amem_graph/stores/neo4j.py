@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import contextlib
 import importlib.resources
+import math
 import os
 import re
 import threading
@@ -66,7 +67,10 @@ from amem_graph.stores.base import (
     MemoryUpdate,
     Node,
     NodeWrite,
+    RankFields,
+    SearchResult,
     WriteBatch,
+    search_by_parts,
 )
 from amem_graph.stores.bm25 import K1
 from amem_graph.text import analyze, search_text
@@ -100,6 +104,8 @@ _INTERNAL_MEMORY_PROPS: Final = frozenset({_ZERO_PROP, _LOCK_PROP, _TERMS_PROP})
 _MEMORY_TIMES: Final = ("created_at", "valid_from", "valid_to")
 _EPOCH: Final = datetime(1970, 1, 1, tzinfo=UTC)
 
+#: ``search`` asks each index for this many times the candidates wanted, in one query
+_FIRST_FETCH: Final = 1.25
 #: searches: first over-fetch is max(k * _OVERFETCH, _MIN_FETCH) from the index, then x4
 _OVERFETCH: Final = 2
 _MIN_FETCH: Final = 32
@@ -357,6 +363,24 @@ def _top(pairs: Iterable[tuple[str, float]], k: int) -> list[tuple[str, float]]:
     return sorted(pairs, key=lambda p: (-p[1], p[0]))[:k]
 
 
+def _rank_fields(values: Sequence[Any]) -> RankFields:
+    """``RankFields`` of the values ``_RANK_FIELDS`` projects."""
+    micros, importance, successes, failures = values
+    return RankFields(micros / 1e6, float(importance), float(successes), float(failures))
+
+
+def _collect_hits(
+    rows: Iterable[Sequence[Any]], fields: dict[str, RankFields], scale: float
+) -> list[tuple[str, float]]:
+    """(id, score x scale) of ``[id, score, <_RANK_FIELDS>]`` rows; their ranking fields go to
+    ``fields``."""
+    out: list[tuple[str, float]] = []
+    for mid, score, *values in rows:
+        fields[str(mid)] = _rank_fields(values)
+        out.append((str(mid), float(score) * scale))
+    return out
+
+
 def check_server_version(version: str, uri: str = "") -> None:
     """Refuse servers without vector indexes (before 5.13); calendar versions (2025.x) pass."""
     match = _VERSION.match(version)
@@ -566,6 +590,33 @@ _Q_TEXT: Final = """
 CALL db.index.fulltext.queryNodes($index, $q, {limit: $n}) YIELD node AS m, score
 WITH count(*) AS raw, collect(CASE WHEN %FILTER% THEN [m.id, score] END) AS hits
 RETURN raw, hits
+"""
+#: a memory's ``RankFields`` in order (defaults as in ``Memory`` for a missing property)
+_RANK_FIELDS: Final = (
+    "%MICROS_M%, coalesce(m.importance, 0.5), coalesce(m.successes, 0.0), coalesce(m.failures, 0.0)"
+)
+_Q_RANK_FIELDS: Final = """
+MATCH (m:Memory)
+USING INDEX m:Memory(id)
+WHERE m.id IN $ids AND %FILTER%
+RETURN collect([m.id, %FIELDS%]) AS rows
+""".replace("%FIELDS%", _RANK_FIELDS)
+#: ``search``'s vector part: exact cosines (as ``_Q_VECTOR_ANN``) and the ranking fields
+_Q_SEARCH_VECTOR: Final = """
+CALL {
+  CALL db.index.vector.queryNodes($vindex, $vn, $q) YIELD node AS m
+  WITH count(*) AS raw, collect(CASE WHEN %FILTER% THEN m END) AS admitted
+  RETURN raw AS vraw,
+         [m IN admitted | [m.id, 2.0 * vector.similarity.cosine(m.embedding, $q) - 1.0,
+                           %FIELDS%]] AS vhits
+}
+"""
+_Q_SEARCH_TEXT: Final = """
+CALL {
+  CALL db.index.fulltext.queryNodes($tindex, $tq, {limit: $tn}) YIELD node AS m, score
+  WITH count(*) AS raw, collect(CASE WHEN %FILTER% THEN [m.id, score, %FIELDS%] END) AS hits
+  RETURN raw AS traw, hits AS thits
+}
 """
 _Q_STATUSES: Final = """
 MATCH (m:Memory)
@@ -1194,6 +1245,21 @@ class Neo4jStore:
 
         return self._guard("reading edges", lambda: self._read(read))
 
+    def _unit_query(self, vector: Sequence[float]) -> list[float] | None:
+        """The query vector checked and normalised; None when no memory can have a vector
+        (no embedder recorded) or the query is all zeros (every cosine is 0)."""
+        info = self._recorded_embedder()
+        if info is None:
+            return None
+        dims = info[1]
+        q = np.asarray(vector, dtype=np.float32)
+        if q.shape != (dims,):
+            raise ValidationError(f"query vector has {q.size} dimensions, the store uses {dims}")
+        if not np.all(np.isfinite(q)):
+            raise ValidationError("query vector has a non-finite value")
+        norm = float(np.linalg.norm(q))
+        return None if norm == 0 else [float(v) for v in (q / norm).tolist()]
+
     def vector_search(
         self, vector: Sequence[float], k: int, flt: MemoryFilter
     ) -> list[tuple[str, float]]:
@@ -1201,28 +1267,79 @@ class Neo4jStore:
             return []
 
         def run() -> list[tuple[str, float]]:
-            info = self._recorded_embedder()
-            if info is None:
-                return []  # no embedder recorded: no memory can have a vector
-            dims = info[1]
-            q = np.asarray(vector, dtype=np.float32)
-            if q.shape != (dims,):
-                raise ValidationError(
-                    f"query vector has {q.size} dimensions, the store uses {dims}"
-                )
-            if not np.all(np.isfinite(q)):
-                raise ValidationError("query vector has a non-finite value")
-            norm = float(np.linalg.norm(q))
+            q = self._unit_query(vector)
             where, params = _filter_clause(flt)
             params["k"] = int(k)
-            if norm == 0:  # every cosine is 0: the embedded store ranks by id
+            if q is None:
+                if self._recorded_embedder() is None:
+                    return []  # no embedder recorded: no memory can have a vector
+                # every cosine is 0: the embedded store ranks by id
                 query = _cypher(_Q_VECTOR_ZERO_QUERY).replace("%FILTER%", where)
                 return self._read(lambda tx: self._pairs(tx, query, params))
-            params["q"] = [float(v) for v in (q / norm).tolist()]
+            params["q"] = q
             params["index"] = VECTOR_INDEX
             return self._read(lambda tx: self._vector_search(tx, k, where, params))
 
         return self._guard("searching vectors", run)
+
+    def search(
+        self,
+        vector: Sequence[float] | None,
+        query: str,
+        n_vector: int,
+        n_text: int,
+        flt: MemoryFilter,
+    ) -> SearchResult:
+        """Both index calls, the filter and the ranking fields in ONE query.
+
+        The first fetch from each index is ``_FIRST_FETCH`` times what is asked; when the filter
+        left too few of them and the index may hold more, that path is redone by
+        ``vector_search``/``text_search``, which grow the fetch (and scan exactly if need be).
+        """
+        lucene = lucene_query(query) if n_text > 0 else ""
+
+        def run() -> SearchResult:
+            q = self._unit_query(vector) if vector is not None and n_vector > 0 else None
+            if q is None and vector is not None and n_vector > 0:
+                return search_by_parts(self, vector, query, n_vector, n_text, flt)
+            where, params = _filter_clause(flt)
+            parts: list[LiteralString] = []
+            columns: list[LiteralString] = []
+            if q is not None:
+                v_fetch = math.ceil(n_vector * _FIRST_FETCH)
+                params.update({"q": q, "vindex": VECTOR_INDEX, "vn": v_fetch})
+                parts.append(_Q_SEARCH_VECTOR)
+                columns += ["vraw", "vhits"]
+            if lucene:
+                t_fetch = math.ceil(n_text * _FIRST_FETCH)
+                params.update({"tq": lucene, "tindex": TEXT_INDEX, "tn": t_fetch})
+                parts.append(_Q_SEARCH_TEXT)
+                columns += ["traw", "thits"]
+            if not parts:
+                return SearchResult([], [], {})
+            text = "\n".join(parts) + " RETURN " + ", ".join(columns)
+            cypher = text.replace("%FIELDS%", _RANK_FIELDS).replace("%FILTER%", where)
+            cypher = cypher.replace("%MICROS_M%", _MICROS.replace("%V%", "m"))
+            rec = self._read(lambda tx: tx.run(cypher, params).single(strict=True))
+            fields: dict[str, RankFields] = {}
+            by_vector: list[tuple[str, float]] = []
+            by_text: list[tuple[str, float]] = []
+            if q is not None:
+                by_vector = _top(_collect_hits(rec["vhits"], fields, 1.0), n_vector)
+                if len(by_vector) < n_vector and rec["vraw"] >= v_fetch:
+                    assert vector is not None
+                    by_vector = self.vector_search(vector, n_vector, flt)
+            if lucene:
+                # Lucene's BM25 leaves out the constant (k1 + 1): put back as in text_search
+                by_text = _top(_collect_hits(rec["thits"], fields, K1 + 1), n_text)
+                if len(by_text) < n_text and rec["traw"] >= t_fetch:
+                    by_text = self.text_search(query, n_text, flt)
+            missing = [i for i, _ in by_vector + by_text if i not in fields]
+            if missing:
+                fields.update(self.rank_fields(missing, flt))
+            return SearchResult(by_vector, by_text, fields)
+
+        return self._guard("searching", run)
 
     @staticmethod
     def _pairs(
@@ -1316,6 +1433,21 @@ class Neo4jStore:
             return {str(i) for i in tx.run(query, params).single(strict=True)["ids"]}
 
         return self._guard("filtering memories", lambda: self._read(read))
+
+    def rank_fields(self, ids: Iterable[str], flt: MemoryFilter) -> dict[str, RankFields]:
+        id_list = list(dict.fromkeys(ids))
+        if not id_list:
+            return {}
+        where, params = _filter_clause(flt)
+        params["ids"] = id_list
+        query = _cypher(_Q_RANK_FIELDS).replace("%FILTER%", where)
+        query = query.replace("%MICROS_M%", _MICROS.replace("%V%", "m"))
+
+        def read(tx: ManagedTransaction) -> dict[str, RankFields]:
+            rows = tx.run(query, params).single(strict=True)["rows"]
+            return {str(mid): _rank_fields(values) for mid, *values in rows}
+
+        return self._guard("reading ranking fields", lambda: self._read(read))
 
     def statuses(self, ids: Iterable[str]) -> dict[str, str]:
         id_list = list(dict.fromkeys(ids))
@@ -1449,7 +1581,12 @@ class Neo4jStore:
 
     def wipe(self) -> None:
         """Delete every node and relationship and drop the vector index; keep the rest of the
-        schema. The embedder is forgotten, so the next ``ensure_embedder`` records anew."""
+        schema. The embedder is forgotten, so the next ``ensure_embedder`` records anew.
+
+        The full-text index is rebuilt empty: Lucene keeps counting deleted documents in its
+        BM25 statistics until segments merge, so text scores after a wipe would otherwise
+        differ from the same data loaded into a fresh store.
+        """
 
         def run() -> None:
             with self._session() as session:
@@ -1457,10 +1594,12 @@ class Neo4jStore:
                     rec = session.run(_Q_WIPE_CHUNK, {"chunk": _DELETE_CHUNK}).single(strict=True)
                     if not rec["n"]:
                         break
-                session.run(_cypher("DROP INDEX %I% IF EXISTS", I=VECTOR_INDEX)).consume()
+                for index in (VECTOR_INDEX, TEXT_INDEX):
+                    session.run(_cypher("DROP INDEX %I% IF EXISTS", I=index)).consume()
             self._embedder = None
 
         self._guard("wiping the store", run)
+        self._apply_schema()
 
     def close(self) -> None:
         with self._close_lock:

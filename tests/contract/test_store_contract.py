@@ -33,6 +33,7 @@ from amem_graph.stores.base import (
     MemoryUpdate,
     Node,
     NodeWrite,
+    RankFields,
     WriteBatch,
 )
 
@@ -640,11 +641,36 @@ def test_every_read_path_applies_the_filter(s: GraphStore, name: str) -> None:
     assert {i for i, _ in s.vector_search(axis(0), 50, flt)} == admitted
     assert {i for i, _ in s.text_search("harbor", 50, flt)} == admitted
     assert s.filter_ids([*everything, "not-a-memory"], flt) == admitted
+    assert set(s.rank_fields([*everything, "not-a-memory"], flt)) == admitted
     assert {m.id for m in s.find_memories(flt)} == admitted
     # with k=1, the admitted memory nearest the query (the least tilted one) wins
     if admitted:
         best = next(m.id for m in mems if m.id in admitted)
         assert [i for i, _ in s.vector_search(axis(0), 1, flt)] == [best]
+
+
+def test_rank_fields_are_the_memory_s_own_and_follow_updates(s: GraphStore) -> None:
+    odd = T0 + timedelta(days=3, microseconds=123_457)
+    s.apply(
+        WriteBatch(
+            memories=[
+                mem("a", vec=axis(0), importance=0.9, created=odd),
+                mem("b", vec=axis(1), successes=2.0, failures=1.0),
+            ]
+        )
+    )
+    stored = s.get_memories(["a", "b"], embeddings=False)
+    fields = s.rank_fields(["b", "a", "a"], ANY)
+    assert fields == {mid: RankFields.of(m) for mid, m in stored.items()}
+    assert fields["a"].created_at == pytest.approx(odd.timestamp(), abs=1e-6)
+    assert fields["a"].importance == 0.9
+    assert fields["b"].confidence == pytest.approx(stored["b"].confidence)
+
+    s.apply(
+        WriteBatch(memory_updates=[MemoryUpdate("b", increments={"successes": 1.5, "failures": 0})])
+    )
+    assert s.rank_fields(["b"], ANY)["b"].successes == 3.5
+    assert s.rank_fields([], ANY) == {}
 
 
 def test_validity_window_is_half_open(s: GraphStore) -> None:
