@@ -35,7 +35,7 @@ class RetrievalConfig(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
     mode: Literal["rrf", "weighted"] = "rrf"
-    #: depth of the BM25 path (and of the vector path when vector_candidates is smaller)
+    #: depth of the BM25 path (at least k)
     candidates: int = Field(default=100, ge=1, le=10_000)
     #: depth of the vector path, raised to 3k for large k: a memory deeper than that adds at
     #: most 1/(rrf_k + depth) and on convbench depths 30 to 100 gave the same results

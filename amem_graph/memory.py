@@ -149,7 +149,6 @@ class MemoryGraph:
 
     def close(self) -> None:
         """Close the store; idempotent."""
-        self.retriever.close()
         self.store.close()
 
     # -- writing --------------------------------------------------------------------------

@@ -9,24 +9,20 @@ cannot starve the result the way a post-filter would.
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Sequence
-from concurrent.futures import ThreadPoolExecutor
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
-from functools import partial
-from typing import Any
 
 from amem_graph.config import RetrievalConfig
 from amem_graph.embeddings import Embedder
 from amem_graph.models import Explanation, Hit, PathStep, Signal
-from amem_graph.stores.base import Edge, GraphStore, MemoryFilter, RankFields
+from amem_graph.stores.base import GraphStore, MemoryFilter, RankFields
 
 RELEVANCE_SIGNALS = ("vector", "text", "graph")
 PRIOR_SIGNALS = ("recency", "importance", "confidence")
 
-#: memory-memory edges followed both ways from a seed
-_EXPANSION_EDGES = ("DERIVED_FROM", "LINKED")
-#: memory -> shared hub -> memory (same episode, same task), with the score kept per hop
+#: memory -> shared hub -> memory (same episode, same task), with the score kept per hop;
+#: lineage edges (``LINEAGE_EDGES``, both ways) keep the score (LINKED times its weight)
 _SIBLING_DECAY = {"GENERATED_IN": 0.5, "FOR_TASK": 0.25}
 
 
@@ -70,24 +66,6 @@ class HybridRetriever:
         self.store = store
         self.embedder = embedder
         self.config = config
-        # A server store answers independent reads at once; an embedded one serialises them.
-        self._pool = (
-            ThreadPoolExecutor(max_workers=4, thread_name_prefix="amem-recall")
-            if getattr(store, "parallel_reads", False)
-            else None
-        )
-
-    def _together(self, *calls: Callable[[], Any]) -> list[Any]:
-        """Run independent store reads concurrently when the store gains from it."""
-        if self._pool is None or len(calls) < 2:
-            return [call() for call in calls]
-        futures = [self._pool.submit(call) for call in calls]
-        return [f.result() for f in futures]
-
-    def close(self) -> None:
-        """Stop the worker threads, if any."""
-        if self._pool is not None:
-            self._pool.shutdown(wait=False)
 
     def search(
         self,
@@ -158,11 +136,10 @@ class HybridRetriever:
         reached: dict[str, tuple[float, list[PathStep]]] = {}
         fields: dict[str, RankFields] = {}
         for _hop in range(cfg.expand_hops):
-            found = self._neighbours(frontier, flt, cfg)
-            admitted = self.store.rank_fields(found, flt)
+            found, admitted = self._neighbours(frontier, flt, cfg)
             fields.update(admitted)
             next_frontier = {}
-            for mid in sorted(admitted):
+            for mid in sorted(found.keys() & admitted.keys()):
                 score, path = found[mid]
                 if mid in reached:
                     continue
@@ -185,8 +162,9 @@ class HybridRetriever:
         frontier: dict[str, tuple[float, list[PathStep]]],
         flt: MemoryFilter,
         cfg: RetrievalConfig,
-    ) -> dict[str, tuple[float, list[PathStep]]]:
-        """One hop from the frontier: lineage and links, then same-episode/task siblings."""
+    ) -> tuple[dict[str, tuple[float, list[PathStep]]], dict[str, RankFields]]:
+        """One hop from the frontier: lineage and links, then same-episode/task siblings;
+        with the ranking fields of the admitted memories among them."""
         found: dict[str, tuple[float, list[PathStep]]] = {}
 
         def offer(seed: str, mid: str, score: float, path: list[PathStep]) -> None:
@@ -195,14 +173,10 @@ class HybridRetriever:
 
         ids = sorted(frontier)
         per_seed: dict[str, int] = {}
-        vias = list(_SIBLING_DECAY)
-        results = self._together(
-            lambda: self.store.edges(ids, list(_EXPANSION_EDGES), "both"),
-            *[partial(self.store.siblings, ids, via, flt, cfg.expand_fanout) for via in vias],
-        )
-        edges: list[Edge] = results[0]
-        siblings: list[dict[str, list[tuple[str, str]]]] = results[1:]
-        for e in sorted(edges, key=lambda e: (e.type, e.src, e.dst, e.key)):  # store-independent
+        hood = self.store.neighbourhood(ids, flt, cfg.expand_fanout)
+        for e in sorted(
+            hood.edges, key=lambda e: (e.type, e.src, e.dst, e.key)
+        ):  # store-independent
             for seed, other in ((e.src, e.dst), (e.dst, e.src)):
                 if seed not in frontier or per_seed.get(seed, 0) >= cfg.expand_fanout:
                     continue
@@ -211,7 +185,7 @@ class HybridRetriever:
                 weight = float(e.props.get("weight", 1.0)) if e.type == "LINKED" else 1.0
                 step = PathStep(source=e.src, edge=e.type, target=e.dst)
                 offer(seed, other, score * weight, [*path, step])
-        for via, by_seed in zip(vias, siblings, strict=True):
+        for via, by_seed in hood.siblings.items():
             decay = _SIBLING_DECAY[via]
             for seed, pairs in by_seed.items():
                 score, path = frontier[seed]
@@ -221,7 +195,7 @@ class HybridRetriever:
                         PathStep(source=other, edge=via, target=hub),
                     ]
                     offer(seed, other, score * decay, [*path, *steps])
-        return found
+        return found, hood.fields
 
     # -- fusion ---------------------------------------------------------------------------
 

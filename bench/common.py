@@ -6,6 +6,7 @@ import statistics
 import time
 from collections.abc import Callable, Sequence
 from datetime import UTC, datetime, timedelta
+from typing import Any
 
 import numpy as np
 
@@ -139,6 +140,13 @@ def timed(fn: Callable[[], object], repeat: int) -> list[float]:
         fn()
         out.append((time.perf_counter() - t) * 1000.0)
     return out
+
+
+def clock(fn: Callable[..., object], *args: Any, **kwargs: Any) -> float:
+    """Wall-clock milliseconds of one call."""
+    t = time.perf_counter()
+    fn(*args, **kwargs)
+    return (time.perf_counter() - t) * 1000.0
 
 
 def pct(values: Sequence[float], q: float) -> float:

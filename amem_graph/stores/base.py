@@ -224,6 +224,38 @@ def search_by_parts(
     return SearchResult(by_vector, by_text, fields)
 
 
+#: memory-memory edges recall expands along, both ways
+LINEAGE_EDGES = ("DERIVED_FROM", "LINKED")
+#: memory -> hub edges whose other members are a memory's siblings (same episode, same task)
+SIBLING_EDGES = ("GENERATED_IN", "FOR_TASK")
+
+
+@dataclass(frozen=True)
+class Neighbourhood:
+    """One expansion hop's reads: the ``LINEAGE_EDGES`` touching the ids, their siblings per
+    ``SIBLING_EDGES`` type (as ``GraphStore.siblings``), and the ranking fields of every
+    neighbour the filter admits (a neighbour without fields is not admitted)."""
+
+    edges: list[Edge]
+    siblings: dict[str, dict[str, list[tuple[str, str]]]]
+    fields: dict[str, RankFields]
+
+
+def neighbourhood_by_parts(
+    store: GraphStore, ids: Sequence[str], flt: MemoryFilter, limit: int
+) -> Neighbourhood:
+    """``GraphStore.neighbourhood`` made of the single calls (four reads); see
+    ``search_by_parts``."""
+    edges = store.edges(ids, list(LINEAGE_EDGES), "both")
+    siblings = {via: store.siblings(ids, via, flt, limit) for via in SIBLING_EDGES}
+    seeds = set(ids)
+    found = {b for e in edges for a, b in ((e.src, e.dst), (e.dst, e.src)) if a in seeds}
+    found |= {
+        other for by_seed in siblings.values() for pairs in by_seed.values() for other, _ in pairs
+    }
+    return Neighbourhood(edges, siblings, store.rank_fields(sorted(found), flt))
+
+
 @dataclass(frozen=True)
 class Edge:
     """A stored edge as read back."""
@@ -308,6 +340,11 @@ class GraphStore(Protocol):
     ) -> SearchResult:
         """``vector_search(vector, n_vector)`` and ``text_search(query, n_text)`` under one
         filter, with ``rank_fields`` of every hit: recall's first read, at once."""
+        ...
+
+    def neighbourhood(self, ids: Sequence[str], flt: MemoryFilter, limit: int) -> Neighbourhood:
+        """Recall's expansion reads for one hop from ``ids``, at once (see ``Neighbourhood``);
+        ``limit`` bounds the siblings per id and hub type."""
         ...
 
     def filter_ids(self, ids: Iterable[str], flt: MemoryFilter) -> set[str]:

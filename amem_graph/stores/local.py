@@ -37,14 +37,17 @@ from amem_graph.models import Memory
 from amem_graph.schema import EDGE_TYPES, MEMORY, check_identifier, check_label
 from amem_graph.stores import codec
 from amem_graph.stores.base import (
+    SIBLING_EDGES,
     Direction,
     Edge,
     MemoryFilter,
     MemoryUpdate,
+    Neighbourhood,
     Node,
     RankFields,
     SearchResult,
     WriteBatch,
+    neighbourhood_by_parts,
     search_by_parts,
 )
 from amem_graph.stores.bm25 import BM25Index
@@ -86,7 +89,6 @@ CREATE INDEX IF NOT EXISTS edges_dst ON edges(dst, type);
 CREATE INDEX IF NOT EXISTS edges_src ON edges(src, type);
 """
 
-SIBLING_EDGES = ("GENERATED_IN", "FOR_TASK")
 #: mirror column -> value of an empty slot
 _GROW_FILL: dict[str, float] = {
     "vectors": 0.0,
@@ -779,6 +781,9 @@ class LocalStore:
         flt: MemoryFilter,
     ) -> SearchResult:
         return search_by_parts(self, vector, query, n_vector, n_text, flt)
+
+    def neighbourhood(self, ids: Sequence[str], flt: MemoryFilter, limit: int) -> Neighbourhood:
+        return neighbourhood_by_parts(self, ids, flt, limit)
 
     def filter_ids(self, ids: Iterable[str], flt: MemoryFilter) -> set[str]:
         id_list = list(ids)

@@ -33,6 +33,7 @@ import os
 import re
 import threading
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from datetime import UTC, datetime, timedelta
 from typing import Any, Final, LiteralString, TypeVar
 
@@ -60,11 +61,14 @@ from amem_graph.schema import (
     check_label,
 )
 from amem_graph.stores.base import (
+    LINEAGE_EDGES,
+    SIBLING_EDGES,
     Direction,
     Edge,
     EdgeWrite,
     MemoryFilter,
     MemoryUpdate,
+    Neighbourhood,
     Node,
     NodeWrite,
     RankFields,
@@ -105,7 +109,7 @@ _MEMORY_TIMES: Final = ("created_at", "valid_from", "valid_to")
 _EPOCH: Final = datetime(1970, 1, 1, tzinfo=UTC)
 
 #: ``search`` asks each index for this many times the candidates wanted, in one query
-_FIRST_FETCH: Final = 1.25
+FIRST_FETCH: Final = 1.25
 #: searches: first over-fetch is max(k * _OVERFETCH, _MIN_FETCH) from the index, then x4
 _OVERFETCH: Final = 2
 _MIN_FETCH: Final = 32
@@ -118,8 +122,8 @@ _ANN_MAX: Final = 16_384
 _MAX_TERMS: Final = 1000
 
 _DELETE_CHUNK: Final = 10_000
-#: edge types whose target is a hub that ``siblings`` looks through (as in the embedded store)
-SIBLING_EDGES: Final = ("GENERATED_IN", "FOR_TASK")
+#: ``neighbourhood`` lists lineage edges in this type order, as ``edges`` does
+_LINEAGE_ORDER: Final = {t: i for i, t in enumerate(LINEAGE_EDGES)}
 #: the memory property naming the same hub as each sibling edge
 _SIBLING_PROPS: Final = {"GENERATED_IN": "episode", "FOR_TASK": "task"}
 #: hubs with more members than this are walked through the time index, not read whole
@@ -363,6 +367,20 @@ def _top(pairs: Iterable[tuple[str, float]], k: int) -> list[tuple[str, float]]:
     return sorted(pairs, key=lambda p: (-p[1], p[0]))[:k]
 
 
+def _pick_nearest(
+    found: Mapping[str, list[tuple[int, str, str]]],
+    limit: int,
+    out: dict[str, list[tuple[str, str]]],
+) -> None:
+    """Per seed, the ``limit`` nearest distinct (other, hub) of its (gap, other, hub) list."""
+    for mid, candidates in found.items():
+        seen: set[str] = set()
+        for _, other, hub in sorted(candidates):
+            if other not in seen and len(seen) < limit:
+                seen.add(other)
+                out[mid].append((other, hub))
+
+
 def _rank_fields(values: Sequence[Any]) -> RankFields:
     """``RankFields`` of the values ``_RANK_FIELDS`` projects."""
     micros, importance, successes, failures = values
@@ -379,6 +397,51 @@ def _collect_hits(
         fields[str(mid)] = _rank_fields(values)
         out.append((str(mid), float(score) * scale))
     return out
+
+
+def _add_lineage(
+    rows: Iterable[Sequence[Any]],
+    edges: dict[tuple[str, str, str, str], Edge],
+    fields: dict[str, RankFields],
+) -> None:
+    """Collect ``_Q_HOOD_LINEAGE`` rows: each edge once, and the far end's fields if admitted."""
+    for etype, src, dst, props, other, values in rows:
+        key = str(props.get("key", ""))
+        ident = (str(etype), str(src), str(dst), key)
+        edges.setdefault(ident, Edge(*ident[:3], _edge_props(props), key))
+        if values is not None:
+            fields[str(other)] = _rank_fields(values)
+
+
+def _read_rank_fields(
+    tx: ManagedTransaction, flt: MemoryFilter, ids: list[str]
+) -> dict[str, RankFields]:
+    where, params = _filter_clause(flt)
+    params["ids"] = ids
+    query = _cypher(_Q_RANK_FIELDS).replace("%FILTER%", where)
+    query = query.replace("%MICROS_M%", _MICROS.replace("%V%", "m"))
+    rows = tx.run(query, params).single(strict=True)["rows"]
+    return {str(mid): _rank_fields(values) for mid, *values in rows}
+
+
+def _sibling_query(template: LiteralString, via: str, where: LiteralString) -> LiteralString:
+    """A siblings template with the hub type's names, the filter and the time expressions."""
+    names = {"T": via, "H": EDGE_TYPES[via][1], "P": _SIBLING_PROPS[via]}
+    text = _cypher(template, **names).replace("%FILTER%", where)
+    text = text.replace("%FIELDS%", _RANK_FIELDS)
+    return text.replace("%MICROS_M%", _MICROS.replace("%V%", "m")).replace(
+        "%MICROS_S%", _MICROS.replace("%V%", "s")
+    )
+
+
+def _neighbourhood_query(where: LiteralString) -> LiteralString:
+    lineage = _cypher(_Q_HOOD_LINEAGE, T="|".join(LINEAGE_EDGES)).replace("%FILTER%", where)
+    parts = [lineage.replace("%FIELDS%", _RANK_FIELDS)]
+    parts += [_sibling_query(_Q_HOOD_SIBLINGS, via, where) for via in SIBLING_EDGES]
+    columns = ", ".join(f"{via}_hubs" for via in SIBLING_EDGES)
+    body = "\n".join(parts).replace("%MICROS_M%", _MICROS.replace("%V%", "m"))
+    query = _Q_HOOD.replace("%BODY%", body).replace("%COLUMNS%", columns)
+    return query.replace("%AT%", _MICROS.replace("%V%", "s"))
 
 
 def check_server_version(version: str, uri: str = "") -> None:
@@ -546,6 +609,57 @@ WHERE m.%P% = $hub AND m.created_at = datetime({epochSeconds: $secs, nanosecond:
   AND m <> s AND %FILTER% AND EXISTS { (m)-[:%T%]->(:%H% {id: $hub}) }
 RETURN collect(m.id) AS ids
 """
+#: ``neighbourhood``: one row per seed, each part a subquery that aggregates (so a seed
+#: without edges or hubs still gives its row)
+_Q_HOOD: Final = (
+    "UNWIND $ids AS id MATCH (s:Memory {id: id}) %BODY% RETURN id, %AT% AS at, lineage, %COLUMNS%"
+)
+_Q_HOOD_LINEAGE: Final = """
+CALL {
+  WITH s
+  MATCH (s)-[r:%T%]-(m:Memory)
+  RETURN collect([type(r), startNode(r).id, endNode(r).id, properties(r), m.id,
+                  CASE WHEN %FILTER% THEN [%FIELDS%] END]) AS lineage
+}
+"""
+#: per hub of the seed: small hubs read whole (nearest ``$limit``), big ones walked both ways
+#: through the (hub property, created_at) index, as ``_Q_SIBLINGS_SMALL``/``_Q_SIBLINGS_BIG``
+_Q_HOOD_SIBLINGS: Final = """
+CALL {
+  WITH s
+  MATCH (s)-[:%T%]->(h:%H%)
+  WITH s, h, COUNT { (h)<-[:%T%]-() } AS degree
+  CALL {
+    WITH s, h, degree
+    WITH s, h WHERE degree <= $small
+    MATCH (h)<-[:%T%]-(m:Memory)
+    WHERE m <> s AND %FILTER%
+    WITH m, abs(%MICROS_M% - %MICROS_S%) AS gap
+    ORDER BY gap, m.id
+    LIMIT $limit
+    RETURN collect([m.id, gap, %FIELDS%]) AS near
+  }
+  CALL {
+    WITH s, h, degree
+    WITH s, h WHERE degree > $small
+    MATCH (m:Memory)
+    WHERE m.%P% = h.id AND m.created_at >= s.created_at AND m <> s AND %FILTER%
+      AND EXISTS { (m)-[:%T%]->(h) }
+    WITH m ORDER BY m.%P% ASC, m.created_at ASC LIMIT $limit + 1
+    RETURN collect([m.id, %MICROS_M%, %FIELDS%]) AS later
+  }
+  CALL {
+    WITH s, h, degree
+    WITH s, h WHERE degree > $small
+    MATCH (m:Memory)
+    WHERE m.%P% = h.id AND m.created_at < s.created_at AND %FILTER%
+      AND EXISTS { (m)-[:%T%]->(h) }
+    WITH m ORDER BY m.%P% DESC, m.created_at DESC LIMIT $limit + 1
+    RETURN collect([m.id, %MICROS_M%, %FIELDS%]) AS earlier
+  }
+  RETURN collect([h.id, near, later, earlier]) AS %T%_hubs
+}
+"""
 _Q_META_READ: Final = """
 MATCH (s:AmemMeta {id: $meta})
 RETURN s.embedder_name AS name, s.embedder_dims AS dims
@@ -603,20 +717,15 @@ RETURN collect([m.id, %FIELDS%]) AS rows
 """.replace("%FIELDS%", _RANK_FIELDS)
 #: ``search``'s vector part: exact cosines (as ``_Q_VECTOR_ANN``) and the ranking fields
 _Q_SEARCH_VECTOR: Final = """
-CALL {
-  CALL db.index.vector.queryNodes($vindex, $vn, $q) YIELD node AS m
-  WITH count(*) AS raw, collect(CASE WHEN %FILTER% THEN m END) AS admitted
-  RETURN raw AS vraw,
-         [m IN admitted | [m.id, 2.0 * vector.similarity.cosine(m.embedding, $q) - 1.0,
-                           %FIELDS%]] AS vhits
-}
+CALL db.index.vector.queryNodes($index, $n, $q) YIELD node AS m
+WITH count(*) AS raw, collect(CASE WHEN %FILTER% THEN m END) AS admitted
+RETURN raw, [m IN admitted | [m.id, 2.0 * vector.similarity.cosine(m.embedding, $q) - 1.0,
+                              %FIELDS%]] AS hits
 """
 _Q_SEARCH_TEXT: Final = """
-CALL {
-  CALL db.index.fulltext.queryNodes($tindex, $tq, {limit: $tn}) YIELD node AS m, score
-  WITH count(*) AS raw, collect(CASE WHEN %FILTER% THEN [m.id, score, %FIELDS%] END) AS hits
-  RETURN raw AS traw, hits AS thits
-}
+CALL db.index.fulltext.queryNodes($index, $q, {limit: $n}) YIELD node AS m, score
+WITH count(*) AS raw, collect(CASE WHEN %FILTER% THEN [m.id, score, %FIELDS%] END) AS hits
+RETURN raw, hits
 """
 _Q_STATUSES: Final = """
 MATCH (m:Memory)
@@ -683,8 +792,6 @@ class Neo4jStore:
     """``GraphStore`` on Neo4j 5.13+ (Community is enough). Open it with ``Neo4jStore.connect``."""
 
     backend = "neo4j"
-    #: recall may send independent reads at once (each runs in its own session)
-    parallel_reads = True
 
     def __init__(
         self,
@@ -700,6 +807,8 @@ class Neo4jStore:
         self._owns_driver = owns_driver
         self._closed = False
         self._close_lock = threading.Lock()
+        self._pool_lock = threading.Lock()
+        self._pool: ThreadPoolExecutor | None = None
         self._embedder: tuple[str, int] | None = None
         self.server_version = ""
         #: shared by every session, so a read after a write sees it (causal consistency)
@@ -1290,9 +1399,10 @@ class Neo4jStore:
         n_text: int,
         flt: MemoryFilter,
     ) -> SearchResult:
-        """Both index calls, the filter and the ranking fields in ONE query.
+        """Each index call with the filter and the ranking fields in one query; the vector and
+        the text query run at once, in two sessions.
 
-        The first fetch from each index is ``_FIRST_FETCH`` times what is asked; when the filter
+        The first fetch from each index is ``FIRST_FETCH`` times what is asked; when the filter
         left too few of them and the index may hold more, that path is redone by
         ``vector_search``/``text_search``, which grow the fetch (and scan exactly if need be).
         """
@@ -1303,43 +1413,69 @@ class Neo4jStore:
             if q is None and vector is not None and n_vector > 0:
                 return search_by_parts(self, vector, query, n_vector, n_text, flt)
             where, params = _filter_clause(flt)
-            parts: list[LiteralString] = []
-            columns: list[LiteralString] = []
-            if q is not None:
-                v_fetch = math.ceil(n_vector * _FIRST_FETCH)
-                params.update({"q": q, "vindex": VECTOR_INDEX, "vn": v_fetch})
-                parts.append(_Q_SEARCH_VECTOR)
-                columns += ["vraw", "vhits"]
-            if lucene:
-                t_fetch = math.ceil(n_text * _FIRST_FETCH)
-                params.update({"tq": lucene, "tindex": TEXT_INDEX, "tn": t_fetch})
-                parts.append(_Q_SEARCH_TEXT)
-                columns += ["traw", "thits"]
-            if not parts:
-                return SearchResult([], [], {})
-            text = "\n".join(parts) + " RETURN " + ", ".join(columns)
-            cypher = text.replace("%FIELDS%", _RANK_FIELDS).replace("%FILTER%", where)
-            cypher = cypher.replace("%MICROS_M%", _MICROS.replace("%V%", "m"))
-            rec = self._read(lambda tx: tx.run(cypher, params).single(strict=True))
             fields: dict[str, RankFields] = {}
-            by_vector: list[tuple[str, float]] = []
-            by_text: list[tuple[str, float]] = []
+            calls: list[Callable[[], list[tuple[str, float]]]] = []
             if q is not None:
-                by_vector = _top(_collect_hits(rec["vhits"], fields, 1.0), n_vector)
-                if len(by_vector) < n_vector and rec["vraw"] >= v_fetch:
-                    assert vector is not None
-                    by_vector = self.vector_search(vector, n_vector, flt)
+                v_params = {**params, "q": q, "index": VECTOR_INDEX}
+                calls.append(
+                    lambda: self._search_part(
+                        _Q_SEARCH_VECTOR, where, v_params, n_vector, fields, 1.0,
+                        lambda: self.vector_search(q, n_vector, flt),
+                    )
+                )  # fmt: skip
             if lucene:
+                t_params = {**params, "q": lucene, "index": TEXT_INDEX}
                 # Lucene's BM25 leaves out the constant (k1 + 1): put back as in text_search
-                by_text = _top(_collect_hits(rec["thits"], fields, K1 + 1), n_text)
-                if len(by_text) < n_text and rec["traw"] >= t_fetch:
-                    by_text = self.text_search(query, n_text, flt)
+                calls.append(
+                    lambda: self._search_part(
+                        _Q_SEARCH_TEXT, where, t_params, n_text, fields, K1 + 1,
+                        lambda: self.text_search(query, n_text, flt),
+                    )
+                )  # fmt: skip
+            results = self._concurrently(calls)
+            by_vector = results.pop(0) if q is not None else []
+            by_text = results.pop(0) if lucene else []
             missing = [i for i, _ in by_vector + by_text if i not in fields]
             if missing:
                 fields.update(self.rank_fields(missing, flt))
             return SearchResult(by_vector, by_text, fields)
 
         return self._guard("searching", run)
+
+    def _search_part(
+        self,
+        template: LiteralString,
+        where: LiteralString,
+        params: dict[str, Any],
+        n: int,
+        fields: dict[str, RankFields],
+        scale: float,
+        redo: Callable[[], list[tuple[str, float]]],
+    ) -> list[tuple[str, float]]:
+        """One index path of ``search``: the top n admitted (id, score x scale), their fields
+        added to ``fields``; ``redo`` when the filter starved the first fetch."""
+        fetch = math.ceil(n * FIRST_FETCH)
+        cypher = template.replace("%FIELDS%", _RANK_FIELDS).replace("%FILTER%", where)
+        cypher = cypher.replace("%MICROS_M%", _MICROS.replace("%V%", "m"))
+        rec = self._read(lambda tx: tx.run(cypher, {**params, "n": fetch}).single(strict=True))
+        found: dict[str, RankFields] = {}
+        hits = _top(_collect_hits(rec["hits"], found, scale), n)
+        if len(hits) < n and rec["raw"] >= fetch:
+            hits = redo()
+        fields.update(found)  # dict updates are atomic under the GIL
+        return hits
+
+    def _concurrently(self, calls: Sequence[Callable[[], _T]]) -> list[_T]:
+        """Run independent reads at once (each in its own session); results in call order."""
+        if len(calls) < 2:
+            return [call() for call in calls]
+        with self._pool_lock:
+            if self._pool is None:
+                self._pool = ThreadPoolExecutor(max_workers=2, thread_name_prefix="amem-neo4j")
+            pool = self._pool
+        futures = [pool.submit(call) for call in calls[1:]]
+        first = calls[0]()
+        return [first, *(f.result() for f in futures)]
 
     @staticmethod
     def _pairs(
@@ -1438,16 +1574,70 @@ class Neo4jStore:
         id_list = list(dict.fromkeys(ids))
         if not id_list:
             return {}
+        return self._guard(
+            "reading ranking fields",
+            lambda: self._read(lambda tx: _read_rank_fields(tx, flt, id_list)),
+        )
+
+    def neighbourhood(self, ids: Sequence[str], flt: MemoryFilter, limit: int) -> Neighbourhood:
+        """Lineage edges, siblings through both hub types and the neighbours' ranking fields in
+        ONE query (``siblings`` semantics: small hubs read whole, big ones walked through the
+        time index); a tie group cut by the limit in a big hub costs one more query."""
+        unique = list(dict.fromkeys(ids))
+        siblings: dict[str, dict[str, list[tuple[str, str]]]] = {
+            via: {mid: [] for mid in unique} for via in SIBLING_EDGES
+        }
+        if not unique:
+            return Neighbourhood([], siblings, {})
         where, params = _filter_clause(flt)
-        params["ids"] = id_list
-        query = _cypher(_Q_RANK_FIELDS).replace("%FILTER%", where)
-        query = query.replace("%MICROS_M%", _MICROS.replace("%V%", "m"))
+        params.update({"ids": unique, "limit": max(int(limit), 0), "small": _SMALL_HUB})
+        query = _neighbourhood_query(where)
 
-        def read(tx: ManagedTransaction) -> dict[str, RankFields]:
-            rows = tx.run(query, params).single(strict=True)["rows"]
-            return {str(mid): _rank_fields(values) for mid, *values in rows}
+        def read(tx: ManagedTransaction) -> Neighbourhood:
+            edges: dict[tuple[str, str, str, str], Edge] = {}
+            fields: dict[str, RankFields] = {}
+            found: dict[str, dict[str, list[tuple[int, str, str]]]] = {v: {} for v in SIBLING_EDGES}
 
-        return self._guard("reading ranking fields", lambda: self._read(read))
+            def big_hub_side(
+                side: Sequence[Sequence[Any]], via: str, mid: str, hub: str
+            ) -> list[tuple[str, int]]:
+                """(member, micros) nearest first, with the tie group the limit cut, if any."""
+                rows = [(str(o), int(t)) for o, t, *_ in side]
+                for other, _, *values in side:
+                    fields[str(other)] = _rank_fields(values)
+                if limit > 0 and len(rows) > limit and rows[limit][1] == rows[limit - 1][1]:
+                    tie_query = _sibling_query(_Q_SIBLINGS_AT, via, where)
+                    return self._tie_group(tx, tie_query, params, mid, hub, rows, limit)
+                return rows
+
+            for rec in tx.run(query, params):
+                mid, at = str(rec["id"]), int(rec["at"])
+                _add_lineage(rec["lineage"], edges, fields)
+                for via in SIBLING_EDGES:
+                    bucket = found[via].setdefault(mid, [])
+                    for hub, near, later, earlier in rec[f"{via}_hubs"]:
+                        for other, gap, *values in near:
+                            fields[str(other)] = _rank_fields(values)
+                            bucket.append((int(gap), str(other), str(hub)))
+                        for side in (later, earlier):
+                            rows = big_hub_side(side, via, mid, str(hub))
+                            bucket.extend((abs(t - at), o, str(hub)) for o, t in rows)
+            for via in SIBLING_EDGES:
+                _pick_nearest(found[via], limit, siblings[via])
+            picked = {o for by_seed in siblings.values() for b in by_seed.values() for o, _ in b}
+            unscored = picked - fields.keys()
+            if unscored:  # tie groups add members the query did not score
+                fields.update(_read_rank_fields(tx, flt, sorted(unscored)))
+            seeds = set(unique)
+            wanted = picked | {b for _, x, y, _ in edges for a, b in ((x, y), (y, x)) if a in seeds}
+            order = sorted(edges, key=lambda i: (_LINEAGE_ORDER[i[0]], i[1:]))
+            return Neighbourhood(
+                [edges[i] for i in order],
+                siblings,
+                {mid: f for mid, f in fields.items() if mid in wanted},
+            )
+
+        return self._guard("expanding", lambda: self._read(read))
 
     def statuses(self, ids: Iterable[str]) -> dict[str, str]:
         id_list = list(dict.fromkeys(ids))
@@ -1477,13 +1667,9 @@ class Neo4jStore:
             return out
         where, params = _filter_clause(flt)
         params["limit"] = int(limit)
-        names = {"T": via, "H": EDGE_TYPES[via][1], "P": _SIBLING_PROPS[via]}
-        micros_m = _MICROS.replace("%V%", "m")
-        micros_s = _MICROS.replace("%V%", "s")
 
         def query(template: LiteralString) -> LiteralString:
-            text = _cypher(template, **names).replace("%FILTER%", where)
-            return text.replace("%MICROS_M%", micros_m).replace("%MICROS_S%", micros_s)
+            return _sibling_query(template, via, where)
 
         def read(tx: ManagedTransaction) -> dict[str, list[tuple[str, str]]]:
             small: list[dict[str, str]] = []
@@ -1507,12 +1693,7 @@ class Neo4jStore:
                                 tx, query(_Q_SIBLINGS_AT), params, mid, hub, rows, limit
                             )
                         bucket.extend((abs(t - at), o, hub) for o, t in rows)
-            for mid, candidates in found.items():
-                seen: set[str] = set()
-                for _, other, hub in sorted(candidates):
-                    if other not in seen and len(seen) < limit:
-                        seen.add(other)
-                        out[mid].append((other, hub))
+            _pick_nearest(found, limit, out)
             return out
 
         return self._guard("finding siblings", lambda: self._read(read))
@@ -1607,6 +1788,8 @@ class Neo4jStore:
                 return
             self._closed = True
             self._embedder = None
+            if self._pool is not None:
+                self._pool.shutdown(wait=False)
         if self._owns_driver:
             with contextlib.suppress(neo_errors.GqlError, OSError):  # a broken connection
                 self._driver.close()

@@ -1,6 +1,7 @@
 """How the recall defaults were chosen: a grid over fusion settings on half of convbench.
 
     python bench/quality/tune.py [--embedder minilm]
+    python bench/quality/tune.py --depths    # vector path depth: 30 vs 50 vs 100 vs 200
 
 Tunes on conversations 1-5 (dev) and reports the best settings on 6-10 (test) beside dense
 and BM25 alone, so a gain that only fits the dev half shows. Query vectors are embedded once
@@ -13,6 +14,7 @@ import argparse
 import itertools
 import sys
 from collections.abc import Mapping, Sequence
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -35,6 +37,10 @@ GRID = {
 }
 
 
+#: vector path depths compared by ``--depths`` (recall never goes below 3k = 30 at k=10)
+DEPTHS = (30, 50, 100, 200)
+
+
 class Scorer:
     """Ranks questions with given recall options against one ingested store."""
 
@@ -44,11 +50,16 @@ class Scorer:
         self.vectors = {q.id: v for q, v in zip(questions, vectors, strict=True)}
         self.now = utcnow()
 
-    def __call__(self, options: Mapping[str, Any], questions: Sequence[Question]) -> str:
+    def __call__(
+        self, options: Mapping[str, Any], questions: Sequence[Question], pooled: bool = False
+    ) -> str:
+        """Scores of ``options``; ``pooled`` searches every conversation at once (harder)."""
         cfg = self.mg._retrieval_config(None, options)
         ranked = {}
         for q in questions:
             flt = self.mg.memory_filter(safe(q.conversation_id), as_of=self.now)
+            if pooled:
+                flt = replace(flt, scopes=None)
             hits = self.mg.retriever.search(
                 q.question, 10, flt, self.now, cfg, query_vector=self.vectors[q.id]
             )
@@ -62,6 +73,9 @@ def main() -> None:
     parser.add_argument("--data", type=Path, default=DEFAULT_PATH)
     parser.add_argument("--embedder", default="minilm", choices=["minilm", "hashing"])
     parser.add_argument("--top", type=int, default=5)
+    parser.add_argument(
+        "--depths", action="store_true", help="only compare vector_candidates depths"
+    )
     args = parser.parse_args()
     data = load(args.data)
     dev = [q for q in data.questions if int(q.conversation_id.lstrip("c")) <= 5]
@@ -69,6 +83,15 @@ def main() -> None:
     with MemoryGraph.open(":memory:", embedder=args.embedder) as mg:
         ingest(mg, data)
         score = Scorer(mg, data.questions)
+        if args.depths:
+            for pooled in (False, True):
+                for depth in DEPTHS:
+                    options = {"vector_candidates": depth}
+                    result = score(options, data.questions, pooled)
+                    print(
+                        f"{'pooled' if pooled else 'scoped'} vector_candidates={depth:3}  {result}"
+                    )
+            return
         dense = {**NO_PRIORS, "text_weight": 0.0, "graph_weight": 0.0}
         bm25 = {**NO_PRIORS, "vector_weight": 0.0, "graph_weight": 0.0}
         rows = []

@@ -35,6 +35,7 @@ from amem_graph.stores.base import (
     NodeWrite,
     RankFields,
     WriteBatch,
+    neighbourhood_by_parts,
 )
 
 T0 = datetime(2026, 1, 5, 9, 30, tzinfo=UTC)
@@ -933,6 +934,56 @@ def test_siblings_share_a_hub_nearest_in_time_first(s: GraphStore) -> None:
     assert s.siblings(["s0", "s1"], "GENERATED_IN", MemoryFilter(), 0) == {"s0": [], "s1": []}
     with pytest.raises(ValidationError):
         s.siblings(["s0"], "LINKED", MemoryFilter(), 5)
+
+
+def test_neighbourhood_is_lineage_siblings_and_admitted_fields_at_once(s: GraphStore) -> None:
+    minute = timedelta(minutes=1)
+    s.apply(
+        WriteBatch(
+            memories=[
+                mem("seed", created=T0, task="t"),
+                mem("parent", created=T0 - minute),
+                mem("child", created=T0 + minute, importance=0.8),
+                mem("linked", created=T0 + 2 * minute, status="quarantined"),
+                mem("mate", created=T0 + 3 * minute, task="t"),
+                mem("far-mate", created=T0 + 9 * minute, task="t"),
+                mem("other-seed", created=T0),
+            ],
+            nodes=[NodeWrite(EPISODE, "ep"), NodeWrite(TASK, "t")],
+            edges=[
+                EdgeWrite("DERIVED_FROM", "seed", "parent"),
+                EdgeWrite("DERIVED_FROM", "child", "seed"),
+                EdgeWrite("LINKED", "seed", "linked", {"weight": 0.5}, key="k1"),
+                EdgeWrite("GENERATED_IN", "seed", "ep"),
+                EdgeWrite("GENERATED_IN", "mate", "ep"),
+                EdgeWrite("FOR_TASK", "seed", "t"),
+                EdgeWrite("FOR_TASK", "mate", "t"),
+                EdgeWrite("FOR_TASK", "far-mate", "t"),
+            ],
+        )
+    )
+    ids = ["seed", "other-seed", "ghost"]
+    hood = s.neighbourhood(ids, MemoryFilter(), 1)
+    assert hood == neighbourhood_by_parts(s, ids, MemoryFilter(), 1)
+    assert {(e.type, e.src, e.dst) for e in hood.edges} == {
+        ("DERIVED_FROM", "seed", "parent"),
+        ("DERIVED_FROM", "child", "seed"),
+        ("LINKED", "seed", "linked"),
+    }
+    assert next(e for e in hood.edges if e.type == "LINKED").props == {"weight": 0.5}
+    assert hood.siblings["GENERATED_IN"] == {
+        "seed": [("mate", "ep")],
+        "other-seed": [],
+        "ghost": [],
+    }
+    assert hood.siblings["FOR_TASK"]["seed"] == [("mate", "t")]  # the nearer one only
+    # the quarantined link is a neighbour but not admitted, so it has no ranking fields
+    assert set(hood.fields) == {"parent", "child", "mate"}
+    assert hood.fields["child"] == RankFields.of(s.get_memories(["child"])["child"])
+    wider = s.neighbourhood(ids, ANY, 5)
+    assert wider == neighbourhood_by_parts(s, ids, ANY, 5)
+    assert set(wider.fields) == {"parent", "child", "linked", "mate", "far-mate"}
+    assert s.neighbourhood([], ANY, 5).edges == []
 
 
 # -- lifecycle ------------------------------------------------------------------------------

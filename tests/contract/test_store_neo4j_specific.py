@@ -36,6 +36,7 @@ from amem_graph.stores.base import (
     MemoryFilter,
     NodeWrite,
     WriteBatch,
+    neighbourhood_by_parts,
 )
 from amem_graph.stores.neo4j import (
     VECTOR_INDEX,
@@ -473,9 +474,15 @@ def test_big_hubs_give_the_same_siblings_as_small_ones(
         ("FOR_TASK", MemoryFilter(), 2),
     ]
     whole = [neo.siblings(ids, via, flt, limit) for via, flt, limit in cases]
+    hoods = [neo.neighbourhood(ids, flt, limit) for _, flt, limit in cases]
     monkeypatch.setattr(neo4j_store, "_SMALL_HUB", 0)
     walked = [neo.siblings(ids, via, flt, limit) for via, flt, limit in cases]
     assert walked == whole
+    # recall's one-query expansion walks big hubs the same way, tie groups included
+    for (via, flt, limit), hood, expected in zip(cases, hoods, whole, strict=True):
+        assert hood.siblings[via] == expected
+        assert neo.neighbourhood(ids, flt, limit) == hood
+        assert hood == neighbourhood_by_parts(neo, ids, flt, limit)
     assert whole[0]["s00"] == [("s09", "hub"), ("s10", "hub"), ("s04", "hub"), ("s05", "hub")]
     assert all(len(pairs) <= 4 for pairs in whole[0].values())
     assert "s03" not in {o for pairs in whole[0].values() for o, _ in pairs}
