@@ -55,7 +55,9 @@ from amem_graph.text import search_text
 
 SCHEMA_VERSION = "1"
 _MIRROR_COLUMNS = (
-    "id, scope, status, agent, task, created_at, valid_from, valid_to, search_text, embedding"
+    "id, scope, status, agent, task, created_at, valid_from, valid_to, search_text, embedding, "
+    "json_extract(doc, '$.importance') AS importance, "
+    "json_extract(doc, '$.successes') AS successes, json_extract(doc, '$.failures') AS failures"
 )
 _CHUNK = 500
 _T = TypeVar("_T")
@@ -101,12 +103,10 @@ _GROW_FILL: dict[str, float] = {
     "valid_from": 0.0,
     "valid_to": np.inf,
     "created_at": 0.0,
+    "importance": 0.0,
+    "successes": 0.0,
+    "failures": 0.0,
 }
-#: a memory's ranking fields (``RankFields`` order) without parsing its whole document
-_RANK_FIELDS_SQL = (
-    "SELECT id, created_at, json_extract(doc, '$.importance'), json_extract(doc, '$.successes'),"
-    " json_extract(doc, '$.failures') FROM memories WHERE id IN ({marks})"
-)
 _STATUS_CODES = {"active": 0, "quarantined": 1, "retracted": 2, "superseded": 3}
 _STATUS_NAMES = {code: name for name, code in _STATUS_CODES.items()}
 
@@ -138,6 +138,10 @@ class _Mirror:
         self.valid_from = np.zeros(cap, dtype=np.float64)
         self.valid_to = np.full(cap, np.inf, dtype=np.float64)
         self.created_at = np.zeros(cap, dtype=np.float64)
+        #: what recall's priors read (``RankFields``), so ranking needs no document
+        self.importance = np.zeros(cap, dtype=np.float64)
+        self.successes = np.zeros(cap, dtype=np.float64)
+        self.failures = np.zeros(cap, dtype=np.float64)
         #: via edge type -> hub id -> member memory ids, and memory id -> its hubs
         self.members: dict[str, dict[str, set[str]]] = {t: {} for t in SIBLING_EDGES}
         self.hubs: dict[str, dict[str, set[str]]] = {t: {} for t in SIBLING_EDGES}
@@ -187,6 +191,9 @@ class _Mirror:
         self.valid_from[i] = row["valid_from"]
         self.valid_to[i] = np.inf if row["valid_to"] is None else row["valid_to"]
         self.created_at[i] = row["created_at"]
+        self.importance[i] = row["importance"]
+        self.successes[i] = row["successes"]
+        self.failures[i] = row["failures"]
         if self.bm25.text(i) != row["search_text"]:  # status and credit changes keep the text
             self.bm25.set(i, row["search_text"])
 
@@ -801,12 +808,16 @@ class LocalStore:
         def run() -> dict[str, RankFields]:
             mirror = self._fresh_mirror()
             mask = mirror.mask(flt)
-            admitted = [i for i in id_list if i in mirror.pos and bool(mask[mirror.pos[i]])]
             out: dict[str, RankFields] = {}
-            for part in _chunks(admitted):
-                marks = ",".join("?" * len(part))
-                for row in self._db.execute(_RANK_FIELDS_SQL.format(marks=marks), list(part)):
-                    out[row[0]] = RankFields(*(float(v) for v in row[1:]))
+            for mid in id_list:
+                i = mirror.pos.get(mid)
+                if i is not None and mask[i]:
+                    out[mid] = RankFields(
+                        float(mirror.created_at[i]),
+                        float(mirror.importance[i]),
+                        float(mirror.successes[i]),
+                        float(mirror.failures[i]),
+                    )
             return out
 
         return self._guard("reading ranking fields", run)
