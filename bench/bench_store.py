@@ -107,6 +107,53 @@ def minilm_query_ms() -> float | None:
         return None
 
 
+class Workload:
+    """One size's corpus, remember_many rows and queries (the same for every store)."""
+
+    def __init__(self, n: int) -> None:
+        rng = np.random.default_rng(n)
+        texts, self.vectors = corpus(n)
+        self.n = n
+        self.rows = items(texts)
+        qidx = rng.integers(0, n, QUERIES)
+        self.qtexts = [" ".join(texts[i].split()[2:5]) + f" q{j}" for j, i in enumerate(qidx)]
+        qvecs = rng.standard_normal((QUERIES, self.vectors.shape[1])).astype(np.float32)
+        self.qvecs = qvecs / np.linalg.norm(qvecs, axis=1, keepdims=True)
+        self.embedder = LookupEmbedder(texts + self.qtexts, np.vstack([self.vectors, self.qvecs]))
+
+
+def bench_local(w: Workload, k: int) -> None:
+    with (
+        tempfile.TemporaryDirectory() as tmp,
+        MemoryGraph.open(f"{tmp}/bench.db", embedder=w.embedder) as mg,
+    ):
+        rate = ingest(mg, w.rows)
+        rec, (base,) = alternate(mg, w.qtexts, w.qvecs, k, numpy_topk(w.vectors, k))
+    report("local", w.n, rate, rec, base, "numpy top-k")
+
+
+def bench_neo4j(w: Workload, k: int, uri: str) -> None:
+    from amem_graph.stores.neo4j import Neo4jStore
+
+    store = Neo4jStore.connect(uri)
+    store.wipe()
+    with MemoryGraph(store, w.embedder) as mg:
+        rate = ingest(mg, w.rows)
+        cfg = mg.config.retrieval
+        depth = math.ceil(max(cfg.vector_candidates, 3 * k) * FIRST_FETCH)
+        rec, (base, deep) = alternate(
+            mg, w.qtexts, w.qvecs, k, neo4j_bare(store, k), neo4j_bare(store, depth)
+        )
+        report("neo4j", w.n, rate, rec, base, "bare queryNodes")
+        print(
+            f"{'':6} bare queryNodes at k={depth} (the depth recall asks the vector "
+            f"index for): p50 {median(deep):6.2f} ms p95 {pct(deep, 95):6.2f} ms  | "
+            f"p95 ratio {pct(rec, 95) / pct(deep, 95):4.2f}x",
+            flush=True,
+        )
+        store.wipe()
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--sizes", default="10000,100000")
@@ -114,44 +161,16 @@ def main() -> None:
     parser.add_argument("--k", type=int, default=10)
     args = parser.parse_args()
     sizes = [int(s) for s in args.sizes.split(",")]
-    rng = np.random.default_rng(1)
     print(f"batch={BATCH} queries={QUERIES} k={args.k} cpus={os.cpu_count()}")
     ms = minilm_query_ms()
     if ms is not None:
         print(f"MiniLM query embedding (excluded below): median {ms:.2f} ms")
+    # every embedded size first, so the server's after-work (merges, GC) cannot slow them
     for n in sizes:
-        texts, vectors = corpus(n)
-        rows = items(texts)
-        qidx = rng.integers(0, n, QUERIES)
-        qtexts = [" ".join(texts[i].split()[2:5]) + f" q{j}" for j, i in enumerate(qidx)]
-        qvecs = rng.standard_normal((QUERIES, vectors.shape[1])).astype(np.float32)
-        qvecs /= np.linalg.norm(qvecs, axis=1, keepdims=True)
-        embedder = LookupEmbedder(texts + qtexts, np.vstack([vectors, qvecs]))
-        with tempfile.TemporaryDirectory() as tmp:
-            with MemoryGraph.open(f"{tmp}/bench.db", embedder=embedder) as mg:
-                rate = ingest(mg, rows)
-                rec, (base,) = alternate(mg, qtexts, qvecs, args.k, numpy_topk(vectors, args.k))
-            report("local", n, rate, rec, base, "numpy top-k")
-        if args.neo4j:
-            from amem_graph.stores.neo4j import Neo4jStore
-
-            store = Neo4jStore.connect(args.neo4j)
-            store.wipe()
-            with MemoryGraph(store, embedder) as mg:
-                rate = ingest(mg, rows)
-                cfg = mg.config.retrieval
-                depth = math.ceil(max(cfg.vector_candidates, 3 * args.k) * FIRST_FETCH)
-                rec, (base, deep) = alternate(
-                    mg, qtexts, qvecs, args.k, neo4j_bare(store, args.k), neo4j_bare(store, depth)
-                )
-                report("neo4j", n, rate, rec, base, "bare queryNodes")
-                print(
-                    f"{'':6} bare queryNodes at k={depth} (the depth recall asks the vector "
-                    f"index for): p50 {median(deep):6.2f} ms p95 {pct(deep, 95):6.2f} ms  | "
-                    f"p95 ratio {pct(rec, 95) / pct(deep, 95):4.2f}x",
-                    flush=True,
-                )
-                store.wipe()
+        bench_local(Workload(n), args.k)
+    if args.neo4j:
+        for n in sizes:
+            bench_neo4j(Workload(n), args.k, args.neo4j)
 
 
 if __name__ == "__main__":
