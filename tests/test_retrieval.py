@@ -144,3 +144,26 @@ def test_confidence_signal_follows_outcomes(mg: MemoryGraph) -> None:
     hits = mg.recall("restart worker queue", k=2, confidence_weight=5.0)
     assert ids(hits) == ["good", "bad"]
     assert hits[0].memory.confidence > 0.5 > hits[1].memory.confidence
+
+
+def test_recall_reads_only_the_k_shown_memories_whole(
+    lineage: MemoryGraph, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Candidates are ranked on their few ranking fields; only the hits are read whole."""
+    read: list[list[str]] = []
+    get_memories = lineage.store.get_memories
+
+    def spy(ids: list[str], *, embeddings: bool = True):  # type: ignore[no-untyped-def]
+        read.append(list(ids))
+        return get_memories(ids, embeddings=embeddings)
+
+    monkeypatch.setattr(lineage.store, "get_memories", spy)
+    hits = lineage.recall("payments webhooks retries gardening tulips", k=3, explain=True)
+    assert len(hits) == 3
+    assert read == [ids(hits)]
+    # the priors came from the ranking fields: every hit was ranked on all three of them
+    assert all(
+        set(h.explanation.signals) >= {"recency", "importance", "confidence"}
+        for h in hits
+        if h.explanation is not None
+    )
