@@ -11,7 +11,9 @@
 - Reads run with READ routing. Vector and text search apply the ``MemoryFilter`` inside the
   query and over-fetch from the index, growing the fetch until k admitted hits are found or
   the index is exhausted; vector search falls back to an exact scan of the admitted memories
-  when the filter is selective, so a filter never starves a search.
+  when the filter is selective, so a filter never starves a search. Recall's own reads are
+  ``search`` (both index calls with the candidates' ranking fields; vector and text run at
+  once) and ``neighbourhood`` (one expansion hop), one query each.
 - Errors: every driver exception is turned into an ``AmemGraphError`` (see ``_guard``).
 
 Where Neo4j's property model differs from the embedded store's JSON (each refused with a
