@@ -56,8 +56,9 @@ from amem_graph.text import search_text
 SCHEMA_VERSION = "1"
 _MIRROR_COLUMNS = (
     "id, scope, status, agent, task, created_at, valid_from, valid_to, search_text, embedding, "
-    "json_extract(doc, '$.importance') AS importance, "
-    "json_extract(doc, '$.successes') AS successes, json_extract(doc, '$.failures') AS failures"
+    "coalesce(json_extract(doc, '$.importance'), 0.5) AS importance, "
+    "coalesce(json_extract(doc, '$.successes'), 0) AS successes, "
+    "coalesce(json_extract(doc, '$.failures'), 0) AS failures"
 )
 _CHUNK = 500
 _T = TypeVar("_T")
