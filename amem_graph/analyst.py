@@ -27,21 +27,20 @@ import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import date, datetime, time, timedelta
-from typing import Any, Final, cast
+from typing import Any, Final
 
-from neo4j import READ_ACCESS, Driver, ManagedTransaction, unit_of_work
+from neo4j import ManagedTransaction, unit_of_work
 from neo4j import exceptions as neo_errors
 from neo4j import time as neo4j_time
 from neo4j.graph import Node, Path, Relationship
 
 from amem_graph.errors import (
     NotFoundError,
-    StoreError,
-    StoreUnavailableError,
     ValidationError,
 )
 from amem_graph.models import ensure_aware
 from amem_graph.stores.base import GraphStore
+from amem_graph.stores.neo4j import Neo4jStore
 
 PARAM_TYPES: Final = ("string", "int", "float", "bool", "datetime")
 DEFAULT_TIMEOUT: Final = 60.0
@@ -381,15 +380,14 @@ def plain(value: Any) -> Any:
     return value
 
 
-def driver_of(store: GraphStore) -> tuple[Driver, str | None]:
-    """The Neo4j driver and database behind a store, or a ValidationError for other stores."""
-    driver = getattr(store, "_driver", None)
-    if store.backend != "neo4j" or not isinstance(driver, Driver):
+def neo4j_store_of(store: GraphStore) -> Neo4jStore:
+    """The store as a Neo4jStore, or a ValidationError for other stores."""
+    if not isinstance(store, Neo4jStore):
         raise ValidationError(
             f"analyst queries run on Neo4j, not on the {store.backend} store",
             hint="pass --store bolt://HOST:PORT (or export the graph and import it into Neo4j)",
         )
-    return driver, cast(str | None, getattr(store, "database", None))
+    return store
 
 
 def run_read(
@@ -400,41 +398,29 @@ def run_read(
     timeout: float = DEFAULT_TIMEOUT,
     what: str = "query",
 ) -> tuple[list[str], list[list[Any]]]:
-    """Run read-only Cypher in a READ transaction; (columns, JSON-ready rows)."""
+    """Run read-only Cypher in a READ transaction; (columns, JSON-ready rows).
+
+    The store's session settings and error mapping apply; a query the server rejects (a write,
+    a syntax error) is the caller's mistake, so it becomes a ValidationError.
+    """
     if timeout <= 0:
         raise ValidationError(f"timeout must be positive, got {timeout}")
-    driver, database = driver_of(store)
+    neo = neo4j_store_of(store)
 
     @unit_of_work(timeout=timeout)
     def work(tx: ManagedTransaction) -> tuple[list[str], list[list[Any]]]:
-        result = tx.run(cypher, dict(params or {}))  # values are parameters, never text
-        columns = list(result.keys())
-        return columns, [[plain(v) for v in record.values()] for record in result]
+        try:
+            result = tx.run(cypher, dict(params or {}))  # values are parameters, never text
+            columns = list(result.keys())
+            return columns, [[plain(v) for v in record.values()] for record in result]
+        except neo_errors.ClientError as exc:
+            if exc.code == "Neo.ClientError.Statement.AccessMode":
+                raise ValidationError(f"{what} tried to write; the server refused it") from exc
+            if exc.code is not None and ".Statement." in exc.code:
+                raise ValidationError(f"{what} was rejected: {exc.message}") from exc
+            raise
 
-    try:
-        with driver.session(
-            database=database,
-            default_access_mode=READ_ACCESS,
-            bookmark_manager=driver.execute_query_bookmark_manager,
-            notifications_min_severity="OFF",
-        ) as session:
-            return session.execute_read(work)
-    except neo_errors.ClientError as exc:
-        if exc.code == "Neo.ClientError.Statement.AccessMode":
-            raise ValidationError(f"{what} tried to write; the server refused it") from exc
-        if exc.code is not None and ".Statement." in exc.code:
-            raise ValidationError(f"{what} was rejected: {exc.message}") from exc
-        raise StoreError(f"{what} failed: {exc.message}") from exc
-    except (
-        neo_errors.ServiceUnavailable,
-        neo_errors.SessionExpired,
-        neo_errors.DatabaseUnavailable,
-    ) as exc:
-        raise StoreUnavailableError(f"{what}: Neo4j is unreachable: {exc}") from exc
-    except neo_errors.Neo4jError as exc:
-        raise StoreError(f"{what} failed: {exc.message or exc}") from exc
-    except (neo_errors.GqlError, OSError) as exc:
-        raise StoreError(f"{what} failed: {exc}") from exc
+    return neo.read_transaction(what, work)
 
 
 def run_query(

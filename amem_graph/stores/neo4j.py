@@ -954,6 +954,11 @@ class Neo4jStore:
             result: _T = session.execute_read(fn)
             return result
 
+    def read_transaction(self, what: str, fn: Callable[[ManagedTransaction], _T]) -> _T:
+        """Run ``fn`` in a READ transaction with this store's session settings and error
+        mapping (``what`` names it in errors); the analyst query runner uses it."""
+        return self._guard(what, lambda: self._read(fn))
+
     def _write(self, fn: Callable[[ManagedTransaction], _T]) -> _T:
         with self._session() as session:
             result: _T = session.execute_write(fn)
