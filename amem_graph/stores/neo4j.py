@@ -436,13 +436,17 @@ def _sibling_query(template: LiteralString, via: str, where: LiteralString) -> L
     )
 
 
-def _neighbourhood_query(where: LiteralString) -> LiteralString:
-    lineage = _cypher(_Q_HOOD_LINEAGE, T="|".join(LINEAGE_EDGES)).replace("%FILTER%", where)
-    parts = [lineage.replace("%FIELDS%", _RANK_FIELDS)]
-    parts += [_sibling_query(_Q_HOOD_SIBLINGS, via, where) for via in SIBLING_EDGES]
-    columns = ", ".join(f"{via}_hubs" for via in SIBLING_EDGES)
+def _neighbourhood_query(where: LiteralString, vias: Sequence[str], lineage: bool) -> LiteralString:
+    """``_Q_HOOD`` with a siblings part per hub type in ``vias`` and, if asked, the lineage."""
+    parts: list[LiteralString] = []
+    columns = [f"{via}_hubs" for via in vias]
+    if lineage:
+        text = _cypher(_Q_HOOD_LINEAGE, T="|".join(LINEAGE_EDGES)).replace("%FILTER%", where)
+        parts.append(text.replace("%FIELDS%", _RANK_FIELDS))
+        columns.insert(0, "lineage")
+    parts += [_sibling_query(_Q_HOOD_SIBLINGS, via, where) for via in vias]
     body = "\n".join(parts).replace("%MICROS_M%", _MICROS.replace("%V%", "m"))
-    query = _Q_HOOD.replace("%BODY%", body).replace("%COLUMNS%", columns)
+    query = _Q_HOOD.replace("%BODY%", body).replace("%COLUMNS%", ", ".join(columns))
     return query.replace("%AT%", _MICROS.replace("%V%", "s"))
 
 
@@ -565,44 +569,6 @@ _Q_GET_MEMORIES_NO_VECTORS: Final = (
 ).replace("%P%", _MEMORY_PROJECTION)
 #: microseconds since the epoch of a memory's created_at (exact integer arithmetic)
 _MICROS: Final = "(%V%.created_at.epochSeconds * 1000000 + %V%.created_at.nanosecond / 1000)"
-_Q_SIBLING_HUBS: Final = """
-UNWIND $ids AS id
-MATCH (s:Memory {id: id})-[:%T%]->(h:%H%)
-RETURN id, h.id AS hub, COUNT { (h)<-[:%T%]-() } AS degree
-"""
-#: small hubs: every member, nearest first (gaps in microseconds)
-_Q_SIBLINGS_SMALL: Final = """
-UNWIND $pairs AS p
-MATCH (s:Memory {id: p.id})-[:%T%]->(h:%H% {id: p.hub})<-[:%T%]-(m:Memory)
-WHERE m <> s AND %FILTER%
-WITH p, m, abs(%MICROS_M% - %MICROS_S%) AS gap
-ORDER BY gap, m.id
-RETURN p.id AS id, p.hub AS hub, collect([m.id, gap])[..$limit] AS found
-"""
-#: big hubs: walk the (hub property, created_at) index outwards from the seed's time, each
-#: way in index order (ordering by both index keys lets the planner stop at the LIMIT instead
-#: of sorting the whole hub); one row past the limit shows a tie group cut at the limit
-_Q_SIBLINGS_BIG: Final = """
-UNWIND $pairs AS p
-MATCH (s:Memory {id: p.id})
-CALL {
-  WITH s, p
-  MATCH (m:Memory)
-  WHERE m.%P% = p.hub AND m.created_at >= s.created_at AND m <> s AND %FILTER%
-    AND EXISTS { (m)-[:%T%]->(:%H% {id: p.hub}) }
-  WITH m ORDER BY m.%P% ASC, m.created_at ASC LIMIT $limit + 1
-  RETURN collect([m.id, %MICROS_M%]) AS later
-}
-CALL {
-  WITH s, p
-  MATCH (m:Memory)
-  WHERE m.%P% = p.hub AND m.created_at < s.created_at AND %FILTER%
-    AND EXISTS { (m)-[:%T%]->(:%H% {id: p.hub}) }
-  WITH m ORDER BY m.%P% DESC, m.created_at DESC LIMIT $limit + 1
-  RETURN collect([m.id, %MICROS_M%]) AS earlier
-}
-RETURN p.id AS id, p.hub AS hub, %MICROS_S% AS at, later, earlier
-"""
 #: every admitted member of a big hub at one instant (a tie group cut by the limit)
 _Q_SIBLINGS_AT: Final = """
 MATCH (s:Memory {id: $id})
@@ -611,10 +577,10 @@ WHERE m.%P% = $hub AND m.created_at = datetime({epochSeconds: $secs, nanosecond:
   AND m <> s AND %FILTER% AND EXISTS { (m)-[:%T%]->(:%H% {id: $hub}) }
 RETURN collect(m.id) AS ids
 """
-#: ``neighbourhood``: one row per seed, each part a subquery that aggregates (so a seed
-#: without edges or hubs still gives its row)
+#: ``neighbourhood`` and ``siblings``: one row per seed, each part a subquery that aggregates
+#: (so a seed without edges or hubs still gives its row)
 _Q_HOOD: Final = (
-    "UNWIND $ids AS id MATCH (s:Memory {id: id}) %BODY% RETURN id, %AT% AS at, lineage, %COLUMNS%"
+    "UNWIND $ids AS id MATCH (s:Memory {id: id}) %BODY% RETURN id, %AT% AS at, %COLUMNS%"
 )
 _Q_HOOD_LINEAGE: Final = """
 CALL {
@@ -624,8 +590,10 @@ CALL {
                   CASE WHEN %FILTER% THEN [%FIELDS%] END]) AS lineage
 }
 """
-#: per hub of the seed: small hubs read whole (nearest ``$limit``), big ones walked both ways
-#: through the (hub property, created_at) index, as ``_Q_SIBLINGS_SMALL``/``_Q_SIBLINGS_BIG``
+#: per hub of the seed: a small hub read whole (nearest ``$limit``); a big one walked each way
+#: through the (hub property, created_at) index in index order (ordering by both index keys
+#: lets the planner stop at the LIMIT instead of sorting the hub), one row past the limit
+#: showing a tie group the limit cut
 _Q_HOOD_SIBLINGS: Final = """
 CALL {
   WITH s
@@ -1588,22 +1556,35 @@ class Neo4jStore:
 
     def neighbourhood(self, ids: Sequence[str], flt: MemoryFilter, limit: int) -> Neighbourhood:
         """Lineage edges, siblings through both hub types and the neighbours' ranking fields in
-        ONE query (``siblings`` semantics: small hubs read whole, big ones walked through the
-        time index); a tie group cut by the limit in a big hub costs one more query."""
+        ONE query (see ``siblings``); a tie group cut by the limit in a big hub costs one more
+        query."""
+        return self._hood(ids, flt, limit, SIBLING_EDGES, lineage=True, what="expanding")
+
+    def _hood(
+        self,
+        ids: Sequence[str],
+        flt: MemoryFilter,
+        limit: int,
+        vias: Sequence[str],
+        *,
+        lineage: bool,
+        what: str,
+    ) -> Neighbourhood:
+        """``neighbourhood`` through the given hub types, with or without lineage edges."""
         unique = list(dict.fromkeys(ids))
         siblings: dict[str, dict[str, list[tuple[str, str]]]] = {
-            via: {mid: [] for mid in unique} for via in SIBLING_EDGES
+            via: {mid: [] for mid in unique} for via in vias
         }
         if not unique:
             return Neighbourhood([], siblings, {})
         where, params = _filter_clause(flt)
         params.update({"ids": unique, "limit": max(int(limit), 0), "small": _SMALL_HUB})
-        query = _neighbourhood_query(where)
+        query = _neighbourhood_query(where, vias, lineage)
 
         def read(tx: ManagedTransaction) -> Neighbourhood:
             edges: dict[tuple[str, str, str, str], Edge] = {}
             fields: dict[str, RankFields] = {}
-            found: dict[str, dict[str, list[tuple[int, str, str]]]] = {v: {} for v in SIBLING_EDGES}
+            found: dict[str, dict[str, list[tuple[int, str, str]]]] = {v: {} for v in vias}
 
             def big_hub_side(
                 side: Sequence[Sequence[Any]], via: str, mid: str, hub: str
@@ -1619,8 +1600,9 @@ class Neo4jStore:
 
             for rec in tx.run(query, params):
                 mid, at = str(rec["id"]), int(rec["at"])
-                _add_lineage(rec["lineage"], edges, fields)
-                for via in SIBLING_EDGES:
+                if lineage:
+                    _add_lineage(rec["lineage"], edges, fields)
+                for via in vias:
                     bucket = found[via].setdefault(mid, [])
                     for hub, near, later, earlier in rec[f"{via}_hubs"]:
                         for other, gap, *values in near:
@@ -1629,7 +1611,7 @@ class Neo4jStore:
                         for side in (later, earlier):
                             rows = big_hub_side(side, via, mid, str(hub))
                             bucket.extend((abs(t - at), o, str(hub)) for o, t in rows)
-            for via in SIBLING_EDGES:
+            for via in vias:
                 _pick_nearest(found[via], limit, siblings[via])
             picked = {o for by_seed in siblings.values() for b in by_seed.values() for o, _ in b}
             unscored = picked - fields.keys()
@@ -1644,7 +1626,7 @@ class Neo4jStore:
                 {mid: f for mid, f in fields.items() if mid in wanted},
             )
 
-        return self._guard("expanding", lambda: self._read(read))
+        return self._guard(what, lambda: self._read(read))
 
     def statuses(self, ids: Iterable[str]) -> dict[str, str]:
         id_list = list(dict.fromkeys(ids))
@@ -1669,41 +1651,8 @@ class Neo4jStore:
         """
         if via not in SIBLING_EDGES:
             raise ValidationError(f"siblings via {via!r}: use one of {SIBLING_EDGES}")
-        out: dict[str, list[tuple[str, str]]] = {mid: [] for mid in ids}
-        if not out or limit <= 0:
-            return out
-        where, params = _filter_clause(flt)
-        params["limit"] = int(limit)
-
-        def query(template: LiteralString) -> LiteralString:
-            return _sibling_query(template, via, where)
-
-        def read(tx: ManagedTransaction) -> dict[str, list[tuple[str, str]]]:
-            small: list[dict[str, str]] = []
-            big: list[dict[str, str]] = []
-            for rec in tx.run(query(_Q_SIBLING_HUBS), {"ids": list(out)}):
-                pair = {"id": str(rec["id"]), "hub": str(rec["hub"])}
-                (small if rec["degree"] <= _SMALL_HUB else big).append(pair)
-            found: dict[str, list[tuple[int, str, str]]] = {}
-            if small:
-                for rec in tx.run(query(_Q_SIBLINGS_SMALL), {**params, "pairs": small}):
-                    bucket = found.setdefault(str(rec["id"]), [])
-                    bucket.extend((int(g), str(o), str(rec["hub"])) for o, g in rec["found"])
-            if big:
-                for rec in tx.run(query(_Q_SIBLINGS_BIG), {**params, "pairs": big}):
-                    mid, hub, at = str(rec["id"]), str(rec["hub"]), int(rec["at"])
-                    bucket = found.setdefault(mid, [])
-                    for side in (rec["later"], rec["earlier"]):
-                        rows = [(str(o), int(t)) for o, t in side]
-                        if len(rows) > limit and rows[limit][1] == rows[limit - 1][1]:
-                            rows = self._tie_group(
-                                tx, query(_Q_SIBLINGS_AT), params, mid, hub, rows, limit
-                            )
-                        bucket.extend((abs(t - at), o, hub) for o, t in rows)
-            _pick_nearest(found, limit, out)
-            return out
-
-        return self._guard("finding siblings", lambda: self._read(read))
+        hood = self._hood(ids, flt, limit, (via,), lineage=False, what="finding siblings")
+        return hood.siblings[via]
 
     @staticmethod
     def _tie_group(
