@@ -421,7 +421,6 @@ def _read_rank_fields(
     where, params = _filter_clause(flt)
     params["ids"] = ids
     query = _cypher(_Q_RANK_FIELDS).replace("%FILTER%", where)
-    query = query.replace("%MICROS_M%", _MICROS.replace("%V%", "m"))
     rows = tx.run(query, params).single(strict=True)["rows"]
     return {str(mid): _rank_fields(values) for mid, *values in rows}
 
@@ -445,8 +444,7 @@ def _neighbourhood_query(where: LiteralString, vias: Sequence[str], lineage: boo
         parts.append(text.replace("%FIELDS%", _RANK_FIELDS))
         columns.insert(0, "lineage")
     parts += [_sibling_query(_Q_HOOD_SIBLINGS, via, where) for via in vias]
-    body = "\n".join(parts).replace("%MICROS_M%", _MICROS.replace("%V%", "m"))
-    query = _Q_HOOD.replace("%BODY%", body).replace("%COLUMNS%", ", ".join(columns))
+    query = _Q_HOOD.replace("%BODY%", "\n".join(parts)).replace("%COLUMNS%", ", ".join(columns))
     return query.replace("%AT%", _MICROS.replace("%V%", "s"))
 
 
@@ -678,7 +676,7 @@ RETURN raw, hits
 #: a memory's ``RankFields`` in order (defaults as in ``Memory`` for a missing property)
 _RANK_FIELDS: Final = (
     "%MICROS_M%, coalesce(m.importance, 0.5), coalesce(m.successes, 0.0), coalesce(m.failures, 0.0)"
-)
+).replace("%MICROS_M%", _MICROS.replace("%V%", "m"))
 _Q_RANK_FIELDS: Final = """
 MATCH (m:Memory)
 USING INDEX m:Memory(id)
@@ -1431,7 +1429,6 @@ class Neo4jStore:
         added to ``fields``; ``redo`` when the filter starved the first fetch."""
         fetch = math.ceil(n * FIRST_FETCH)
         cypher = template.replace("%FIELDS%", _RANK_FIELDS).replace("%FILTER%", where)
-        cypher = cypher.replace("%MICROS_M%", _MICROS.replace("%V%", "m"))
         rec = self._read(lambda tx: tx.run(cypher, {**params, "n": fetch}).single(strict=True))
         found: dict[str, RankFields] = {}
         hits = _top(_collect_hits(rec["hits"], found, scale), n)
