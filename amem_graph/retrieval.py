@@ -174,9 +174,8 @@ class HybridRetriever:
         ids = sorted(frontier)
         per_seed: dict[str, int] = {}
         hood = self.store.neighbourhood(ids, flt, cfg.expand_fanout)
-        for e in sorted(
-            hood.edges, key=lambda e: (e.type, e.src, e.dst, e.key)
-        ):  # store-independent
+        # in an order that does not depend on the store, so fan-out cuts the same edges
+        for e in sorted(hood.edges, key=lambda e: (e.type, e.src, e.dst, e.key)):
             for seed, other in ((e.src, e.dst), (e.dst, e.src)):
                 if seed not in frontier or per_seed.get(seed, 0) >= cfg.expand_fanout:
                     continue
