@@ -54,6 +54,11 @@ def _tie_ranks(values: Sequence[float], rel: float = 1e-5) -> list[tuple[float, 
     return out
 
 
+def vector_depth(cfg: RetrievalConfig, k: int) -> int:
+    """How many vector candidates recall asks for (0 when the vector signal is off)."""
+    return max(cfg.vector_candidates, 3 * k) if cfg.vector_weight > 0 else 0
+
+
 def _weights(cfg: RetrievalConfig) -> dict[str, float]:
     """Signal name -> its weight in the fusion."""
     return {s: float(getattr(cfg, f"{s}_weight")) for s in RELEVANCE_SIGNALS + PRIOR_SIGNALS}
@@ -78,7 +83,7 @@ class HybridRetriever:
     ) -> list[Hit]:
         """The top-k hits for ``query`` among memories ``flt`` admits."""
         cfg = config or self.config
-        n_vector = max(cfg.vector_candidates, 3 * k) if cfg.vector_weight > 0 else 0
+        n_vector = vector_depth(cfg, k)
         n_text = max(cfg.candidates, k) if cfg.text_weight > 0 else 0
         vector = None
         if n_vector:

@@ -31,8 +31,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from common import LookupEmbedder, clock, corpus, items, median, pct, timed
 
 from amem_graph import MemoryGraph
+from amem_graph.retrieval import vector_depth
 from amem_graph.stores.base import GraphStore
-from amem_graph.stores.neo4j import FIRST_FETCH
+from amem_graph.stores.neo4j import FIRST_FETCH, Neo4jStore
 
 BATCH = 500
 QUERIES = 100
@@ -133,14 +134,11 @@ def bench_local(w: Workload, k: int) -> None:
 
 
 def bench_neo4j(w: Workload, k: int, uri: str) -> None:
-    from amem_graph.stores.neo4j import Neo4jStore
-
     store = Neo4jStore.connect(uri)
     store.wipe()
     with MemoryGraph(store, w.embedder) as mg:
         rate = ingest(mg, w.rows)
-        cfg = mg.config.retrieval
-        depth = math.ceil(max(cfg.vector_candidates, 3 * k) * FIRST_FETCH)
+        depth = math.ceil(vector_depth(mg.config.retrieval, k) * FIRST_FETCH)
         rec, (base, deep) = alternate(
             mg, w.qtexts, w.qvecs, k, neo4j_bare(store, k), neo4j_bare(store, depth)
         )
