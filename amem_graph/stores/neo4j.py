@@ -8,12 +8,13 @@
   they reach a query; every value is a parameter). Any failure, including an edge whose
   endpoint does not exist, raises inside the transaction function, so nothing of the batch is
   committed.
-- Reads run with READ routing. Vector and text search apply the ``MemoryFilter`` inside the
-  query and over-fetch from the index, growing the fetch until k admitted hits are found or
-  the index is exhausted; vector search falls back to an exact scan of the admitted memories
-  when the filter is selective, so a filter never starves a search. Recall's own reads are
-  ``search`` (both index calls with the candidates' ranking fields; vector and text run at
-  once) and ``neighbourhood`` (one expansion hop), one query each.
+- Reads run with READ routing, each query auto-committed (see ``_read``). Vector and text
+  search apply the ``MemoryFilter`` inside the query and over-fetch from the index, growing the
+  fetch until k admitted hits are found or the index is exhausted; vector search falls back to
+  an exact scan of the admitted memories when the filter is selective, so a filter never
+  starves a search. Recall's own reads are ``search`` (both index calls with the candidates'
+  ranking fields; vector and text run at once) and ``neighbourhood`` (one expansion hop), one
+  query each.
 - Errors: every driver exception is turned into an ``AmemGraphError`` (see ``_guard``).
 
 Where Neo4j's property model differs from the embedded store's JSON (each refused with a
@@ -41,7 +42,7 @@ from typing import Any, Final, LiteralString, TypeVar
 
 import numpy as np
 import pydantic
-from neo4j import Driver, GraphDatabase, ManagedTransaction, Session
+from neo4j import READ_ACCESS, WRITE_ACCESS, Driver, GraphDatabase, ManagedTransaction, Session
 from neo4j import exceptions as neo_errors
 
 from amem_graph.errors import (
@@ -135,6 +136,9 @@ _VERSION = re.compile(r"^(\d+)\.(\d+)")
 _INT64 = (-(2**63), 2**63 - 1)
 
 _T = TypeVar("_T")
+#: what a read function runs its queries on: a session (auto-commit, the store's own reads) or
+#: a managed transaction (analyst queries, reads inside a write)
+_Reader = ManagedTransaction | Session
 
 
 # -- Cypher text --------------------------------------------------------------------------------
@@ -415,9 +419,7 @@ def _add_lineage(
             fields[str(other)] = _rank_fields(values)
 
 
-def _read_rank_fields(
-    tx: ManagedTransaction, flt: MemoryFilter, ids: list[str]
-) -> dict[str, RankFields]:
+def _read_rank_fields(tx: _Reader, flt: MemoryFilter, ids: list[str]) -> dict[str, RankFields]:
     where, params = _filter_clause(flt)
     params["ids"] = ids
     query = _cypher(_Q_RANK_FIELDS).replace("%FILTER%", where)
@@ -435,16 +437,20 @@ def _sibling_query(template: LiteralString, via: str, where: LiteralString) -> L
     )
 
 
+def _hood_columns(vias: Sequence[str], lineage: bool) -> list[str]:
+    """The parts of each seed's entry in ``_Q_HOOD``'s result, after its id and time."""
+    return (["lineage"] if lineage else []) + [f"{via}_hubs" for via in vias]
+
+
 def _neighbourhood_query(where: LiteralString, vias: Sequence[str], lineage: bool) -> LiteralString:
     """``_Q_HOOD`` with a siblings part per hub type in ``vias`` and, if asked, the lineage."""
     parts: list[LiteralString] = []
-    columns = [f"{via}_hubs" for via in vias]
     if lineage:
         text = _cypher(_Q_HOOD_LINEAGE, T="|".join(LINEAGE_EDGES)).replace("%FILTER%", where)
         parts.append(text.replace("%FIELDS%", _RANK_FIELDS))
-        columns.insert(0, "lineage")
     parts += [_sibling_query(_Q_HOOD_SIBLINGS, via, where) for via in vias]
-    query = _Q_HOOD.replace("%BODY%", "\n".join(parts)).replace("%COLUMNS%", ", ".join(columns))
+    columns = ", ".join(_hood_columns(vias, lineage))
+    query = _Q_HOOD.replace("%BODY%", "\n".join(parts)).replace("%COLUMNS%", columns)
     return query.replace("%AT%", _MICROS.replace("%V%", "s"))
 
 
@@ -575,11 +581,18 @@ WHERE m.%P% = $hub AND m.created_at = datetime({epochSeconds: $secs, nanosecond:
   AND m <> s AND %FILTER% AND EXISTS { (m)-[:%T%]->(:%H% {id: $hub}) }
 RETURN collect(m.id) AS ids
 """
-#: ``neighbourhood`` and ``siblings``: one row per seed, each part a subquery that aggregates
-#: (so a seed without edges or hubs still gives its row)
-_Q_HOOD: Final = (
-    "UNWIND $ids AS id MATCH (s:Memory {id: id}) %BODY% RETURN id, %AT% AS at, %COLUMNS%"
-)
+#: ``neighbourhood`` and ``siblings``: one entry per seed, each part a subquery that aggregates
+#: (so a seed without edges or hubs still gives its entry), and the memories to ``fetch``
+_Q_HOOD: Final = """
+CALL {
+  UNWIND $ids AS id MATCH (s:Memory {id: id}) %BODY%
+  RETURN collect([id, %AT%, %COLUMNS%]) AS seeds
+}
+CALL {
+  UNWIND $fetch AS id MATCH (m:Memory {id: id}) RETURN collect(m {%P%}) AS fetched
+}
+RETURN seeds, fetched
+""".replace("%P%", _MEMORY_PROJECTION)
 _Q_HOOD_LINEAGE: Final = """
 CALL {
   WITH s
@@ -880,7 +893,7 @@ class Neo4jStore:
         """Reachable, credentials accepted, and a server with vector indexes."""
         self._verify(user)
 
-        def read(tx: ManagedTransaction) -> tuple[str, str]:
+        def read(tx: _Reader) -> tuple[str, str]:
             rec = tx.run(
                 "CALL dbms.components() YIELD name, versions, edition "
                 "WHERE name = 'Neo4j Kernel' RETURN versions[0] AS version, edition"
@@ -906,24 +919,43 @@ class Neo4jStore:
 
     # -- plumbing -----------------------------------------------------------------------------
 
-    def _session(self) -> Session:
+    def _session(self, *, read: bool = False) -> Session:
         # notifications (e.g. "relationship type X does not exist yet" in an empty store) are
         # not errors; switched off so the driver does not log them as warnings
         return self._driver.session(
             database=self.database,
             bookmark_manager=self._bookmarks,
             notifications_min_severity="OFF",
+            default_access_mode=READ_ACCESS if read else WRITE_ACCESS,
         )
 
-    def _read(self, fn: Callable[[ManagedTransaction], _T]) -> _T:
-        with self._session() as session:
-            result: _T = session.execute_read(fn)
-            return result
+    def _read(self, fn: Callable[[_Reader], _T]) -> _T:
+        """Run the store's own read ``fn`` on a READ session, each query auto-committed.
+
+        A managed transaction costs two more round trips (BEGIN, COMMIT) per read: about 2 ms
+        of a ~15 ms recall. Neo4j reads are read-committed either way, so nothing is lost;
+        what managed transactions add, retrying on a dropped connection, is kept (once).
+        """
+        for attempt in (1, 2):
+            try:
+                with self._session(read=True) as session:
+                    return fn(session)
+            except (neo_errors.SessionExpired, neo_errors.ServiceUnavailable):
+                if attempt == 2:
+                    raise
+        raise AssertionError("unreachable")
 
     def read_transaction(self, what: str, fn: Callable[[ManagedTransaction], _T]) -> _T:
-        """Run ``fn`` in a READ transaction with this store's session settings and error
-        mapping (``what`` names it in errors); the analyst query runner uses it."""
-        return self._guard(what, lambda: self._read(fn))
+        """Run ``fn`` in a managed READ transaction (the server refuses writes in it) with this
+        store's session settings and error mapping (``what`` names it in errors); the analyst
+        query runner uses it."""
+
+        def run() -> _T:
+            with self._session() as session:
+                result: _T = session.execute_read(fn)
+                return result
+
+        return self._guard(what, run)
 
     def _write(self, fn: Callable[[ManagedTransaction], _T]) -> _T:
         with self._session() as session:
@@ -979,7 +1011,7 @@ class Neo4jStore:
         if self._embedder is not None:
             return self._embedder
 
-        def read(tx: ManagedTransaction) -> tuple[str, int] | None:
+        def read(tx: _Reader) -> tuple[str, int] | None:
             rec = tx.run(_Q_META_READ, {"meta": META_ID}).single()
             if rec is None or rec["name"] is None:
                 return None
@@ -1227,7 +1259,7 @@ class Neo4jStore:
             return {}
         query = _Q_GET_MEMORIES if embeddings else _Q_GET_MEMORIES_NO_VECTORS
 
-        def read(tx: ManagedTransaction) -> dict[str, Memory]:
+        def read(tx: _Reader) -> dict[str, Memory]:
             out: dict[str, Memory] = {}
             # one record holding a list: far fewer Bolt messages than one record per memory
             for props in tx.run(query, {"ids": unique}).single(strict=True)["rows"]:
@@ -1248,7 +1280,7 @@ class Neo4jStore:
                 query += " LIMIT $limit"
                 params["limit"] = int(limit)
 
-        def read(tx: ManagedTransaction) -> list[Memory]:
+        def read(tx: _Reader) -> list[Memory]:
             return [_memory_from_props(rec["props"]) for rec in tx.run(query, params)]
 
         return self._guard("listing memories", lambda: self._read(read))
@@ -1260,7 +1292,7 @@ class Neo4jStore:
             return {}
         query = _cypher(_Q_GET_NODES, L=label)
 
-        def read(tx: ManagedTransaction) -> dict[str, Node]:
+        def read(tx: _Reader) -> dict[str, Node]:
             rows = tx.run(query, {"ids": unique}).single(strict=True)["rows"]
             return {str(p["id"]): Node(label, str(p["id"]), _node_props(p)) for p in rows}
 
@@ -1279,7 +1311,7 @@ class Neo4jStore:
         query = _cypher(_Q_FIND_NODES, L=label)
         params = {"keys": list(pushed), "values": list(pushed.values())}
 
-        def read(tx: ManagedTransaction) -> list[Node]:
+        def read(tx: _Reader) -> list[Node]:
             nodes = [
                 Node(label, rec["id"], _node_props(rec["props"])) for rec in tx.run(query, params)
             ]
@@ -1315,7 +1347,7 @@ class Neo4jStore:
         query = " UNION ALL ".join(branches)
         order = {t: i for i, t in enumerate(wanted)}
 
-        def read(tx: ManagedTransaction) -> list[Edge]:
+        def read(tx: _Reader) -> list[Edge]:
             found: dict[tuple[str, str, str, str], Edge] = {}
             for rec in tx.run(query, {"ids": id_list}):
                 for etype, src, dst, props in rec["rows"]:
@@ -1451,12 +1483,12 @@ class Neo4jStore:
 
     @staticmethod
     def _pairs(
-        tx: ManagedTransaction, query: LiteralString, params: dict[str, Any]
+        tx: _Reader, query: LiteralString, params: dict[str, Any]
     ) -> list[tuple[str, float]]:
         return [(str(r["id"]), float(r["score"])) for r in tx.run(query, params)]
 
     def _vector_search(
-        self, tx: ManagedTransaction, k: int, where: LiteralString, params: dict[str, Any]
+        self, tx: _Reader, k: int, where: LiteralString, params: dict[str, Any]
     ) -> list[tuple[str, float]]:
         """ANN with over-fetch, filter inside; exact scan of the admitted set when it starves.
 
@@ -1496,7 +1528,7 @@ class Neo4jStore:
             return []
         params = {"index": VECTOR_INDEX, "n": int(k), "q": [float(v) for v in vector]}
 
-        def read(tx: ManagedTransaction) -> list[tuple[str, float]]:
+        def read(tx: _Reader) -> list[tuple[str, float]]:
             return [
                 (str(r["id"]), 2.0 * float(r["score"]) - 1.0)
                 for r in tx.run(
@@ -1516,7 +1548,7 @@ class Neo4jStore:
         params.update({"index": TEXT_INDEX, "q": lucene})
         cypher = _cypher(_Q_TEXT).replace("%FILTER%", where)
 
-        def read(tx: ManagedTransaction) -> list[tuple[str, float]]:
+        def read(tx: _Reader) -> list[tuple[str, float]]:
             n = max(k * _OVERFETCH, _MIN_FETCH)
             while True:
                 rec = tx.run(cypher, {**params, "n": n}).single(strict=True)
@@ -1537,7 +1569,7 @@ class Neo4jStore:
         params["ids"] = id_list
         query = _cypher(_Q_FILTER_IDS).replace("%FILTER%", where)
 
-        def read(tx: ManagedTransaction) -> set[str]:
+        def read(tx: _Reader) -> set[str]:
             return {str(i) for i in tx.run(query, params).single(strict=True)["ids"]}
 
         return self._guard("filtering memories", lambda: self._read(read))
@@ -1551,11 +1583,15 @@ class Neo4jStore:
             lambda: self._read(lambda tx: _read_rank_fields(tx, flt, id_list)),
         )
 
-    def neighbourhood(self, ids: Sequence[str], flt: MemoryFilter, limit: int) -> Neighbourhood:
-        """Lineage edges, siblings through both hub types and the neighbours' ranking fields in
-        ONE query (see ``siblings``); a tie group cut by the limit in a big hub costs one more
-        query."""
-        return self._hood(ids, flt, limit, SIBLING_EDGES, lineage=True, what="expanding")
+    def neighbourhood(
+        self, ids: Sequence[str], flt: MemoryFilter, limit: int, fetch: Sequence[str] = ()
+    ) -> Neighbourhood:
+        """Lineage edges, siblings through both hub types, the neighbours' ranking fields and
+        the ``fetch`` memories in ONE query (see ``siblings``); a tie group cut by the limit in
+        a big hub costs one more query."""
+        return self._hood(
+            ids, flt, limit, SIBLING_EDGES, lineage=True, what="expanding", fetch=fetch
+        )
 
     def _hood(
         self,
@@ -1566,6 +1602,7 @@ class Neo4jStore:
         *,
         lineage: bool,
         what: str,
+        fetch: Sequence[str] = (),
     ) -> Neighbourhood:
         """``neighbourhood`` through the given hub types, with or without lineage edges."""
         unique = list(dict.fromkeys(ids))
@@ -1573,12 +1610,14 @@ class Neo4jStore:
             via: {mid: [] for mid in unique} for via in vias
         }
         if not unique:
-            return Neighbourhood([], siblings, {})
+            return Neighbourhood([], siblings, {}, self.get_memories(fetch, embeddings=False))
         where, params = _filter_clause(flt)
         params.update({"ids": unique, "limit": max(int(limit), 0), "small": _SMALL_HUB})
+        params["fetch"] = list(dict.fromkeys(fetch))
+        columns = _hood_columns(vias, lineage)
         query = _neighbourhood_query(where, vias, lineage)
 
-        def read(tx: ManagedTransaction) -> Neighbourhood:
+        def read(tx: _Reader) -> Neighbourhood:
             edges: dict[tuple[str, str, str, str], Edge] = {}
             fields: dict[str, RankFields] = {}
             found: dict[str, dict[str, list[tuple[int, str, str]]]] = {v: {} for v in vias}
@@ -1595,13 +1634,14 @@ class Neo4jStore:
                     return self._tie_group(tx, tie_query, params, mid, hub, rows, limit)
                 return rows
 
-            for rec in tx.run(query, params):
-                mid, at = str(rec["id"]), int(rec["at"])
+            rec = tx.run(query, params).single(strict=True)
+            for seed_id, seed_at, *values in rec["seeds"]:
+                mid, at, part = str(seed_id), int(seed_at), dict(zip(columns, values, strict=True))
                 if lineage:
-                    _add_lineage(rec["lineage"], edges, fields)
+                    _add_lineage(part["lineage"], edges, fields)
                 for via in vias:
                     bucket = found[via].setdefault(mid, [])
-                    for hub, near, later, earlier in rec[f"{via}_hubs"]:
+                    for hub, near, later, earlier in part[f"{via}_hubs"]:
                         for other, gap, *values in near:
                             fields[str(other)] = _rank_fields(values)
                             bucket.append((int(gap), str(other), str(hub)))
@@ -1621,6 +1661,7 @@ class Neo4jStore:
                 [edges[i] for i in order],
                 siblings,
                 {mid: f for mid, f in fields.items() if mid in wanted},
+                {m.id: m for m in map(_memory_from_props, rec["fetched"])},
             )
 
         return self._guard(what, lambda: self._read(read))
@@ -1630,7 +1671,7 @@ class Neo4jStore:
         if not id_list:
             return {}
 
-        def read(tx: ManagedTransaction) -> dict[str, str]:
+        def read(tx: _Reader) -> dict[str, str]:
             pairs = tx.run(_Q_STATUSES, {"ids": id_list}).single(strict=True)["pairs"]
             return {str(i): str(status) for i, status in pairs}
 
@@ -1653,7 +1694,7 @@ class Neo4jStore:
 
     @staticmethod
     def _tie_group(
-        tx: ManagedTransaction,
+        tx: _Reader,
         query: LiteralString,
         params: dict[str, Any],
         mid: str,
@@ -1673,7 +1714,7 @@ class Neo4jStore:
         parts += [_cypher(_Q_COUNT_TYPE, T=etype) for etype in EDGE_TYPES]
         query = " UNION ALL ".join(parts)
 
-        def read(tx: ManagedTransaction) -> dict[str, int]:
+        def read(tx: _Reader) -> dict[str, int]:
             return {str(r["name"]): int(r["n"]) for r in tx.run(query) if r["n"]}
 
         return self._guard("counting", lambda: self._read(read))
@@ -1682,7 +1723,7 @@ class Neo4jStore:
         labels = sorted(NODE_LABELS - {MEMORY})
         query = " UNION ALL ".join(_cypher(_Q_ALL_NODES, L=label) for label in labels)
 
-        def read(tx: ManagedTransaction) -> list[Node]:
+        def read(tx: _Reader) -> list[Node]:
             return [
                 Node(str(r["label"]), str(r["id"]), _node_props(r["props"])) for r in tx.run(query)
             ]
@@ -1691,7 +1732,7 @@ class Neo4jStore:
         yield from sorted(nodes, key=lambda n: (n.label, n.id))
 
     def iter_edges(self) -> Iterator[Edge]:
-        def read(tx: ManagedTransaction) -> list[Edge]:
+        def read(tx: _Reader) -> list[Edge]:
             out = []
             for r in tx.run(_Q_ALL_EDGES):
                 if r["type"] not in EDGE_TYPES:

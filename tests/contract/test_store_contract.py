@@ -984,6 +984,25 @@ def test_neighbourhood_is_lineage_siblings_and_admitted_fields_at_once(s: GraphS
     assert wider == neighbourhood_by_parts(s, ids, ANY, 5)
     assert set(wider.fields) == {"parent", "child", "linked", "mate", "far-mate"}
     assert s.neighbourhood([], ANY, 5).edges == []
+    assert hood.memories == wider.memories == {}
+
+
+def test_neighbourhood_reads_the_fetched_memories_whole_in_the_same_call(s: GraphStore) -> None:
+    s.apply(
+        WriteBatch(
+            memories=[mem("seed", created=T0), mem("hit", created=T0, status="retracted")],
+            edges=[EdgeWrite("DERIVED_FROM", "seed", "hit")],
+        )
+    )
+    fetch = ["hit", "ghost", "seed", "hit"]
+    hood = s.neighbourhood(["seed"], MemoryFilter(), 5, fetch)
+    assert hood == neighbourhood_by_parts(s, ["seed"], MemoryFilter(), 5, fetch)
+    # as get_memories: no embeddings, unknown ids left out, the filter not applied
+    assert hood.memories == s.get_memories(fetch, embeddings=False)
+    assert set(hood.memories) == {"hit", "seed"}
+    assert hood.memories["hit"].status == "retracted" and hood.memories["hit"].embedding is None
+    assert set(hood.fields) == set()  # the retracted neighbour is still not admitted
+    assert s.neighbourhood([], MemoryFilter(), 5, ["seed"]).memories.keys() == {"seed"}
 
 
 # -- lifecycle ------------------------------------------------------------------------------
