@@ -274,10 +274,7 @@ class MemoryGraph:
         when = utcnow() if as_of is None else as_of
         flt = self.memory_filter(scope, agent=agent, task=task, as_of=when, include=include)
         cfg = self._retrieval_config(mode, weights)
-        hits = self.retriever.search(query, k, flt, flt.as_of or when, cfg)
-        if not explain:
-            hits = [h.model_copy(update={"explanation": None}) for h in hits]
-        return hits
+        return self.retriever.search(query, k, flt, flt.as_of or when, cfg, explain=explain)
 
     def _retrieval_config(self, mode: str | None, overrides: Mapping[str, Any]) -> RetrievalConfig:
         base = self.config.retrieval

@@ -48,11 +48,13 @@ def _tie_ranks(values: Sequence[float], rel: float = 1e-5) -> list[tuple[float, 
     here, float64 cosines or Lucene's floats there) cannot reorder what is really a tie.
     """
     out: list[tuple[float, int]] = []
+    last, rank = math.nan, 0  # nan: the first value never ties
     for position, value in enumerate(values, start=1):
-        if out and abs(out[-1][0] - value) <= rel * max(1.0, abs(value)):
-            out.append((value, out[-1][1]))
-        else:
-            out.append((value, position))
+        size = abs(value)
+        if not abs(last - value) <= rel * (size if size > 1.0 else 1.0):
+            rank = position
+        out.append((value, rank))
+        last = value
     return out
 
 
@@ -82,8 +84,11 @@ class HybridRetriever:
         now: datetime,
         config: RetrievalConfig | None = None,
         query_vector: Sequence[float] | None = None,
+        *,
+        explain: bool = True,
     ) -> list[Hit]:
-        """The top-k hits for ``query`` among memories ``flt`` admits."""
+        """The top-k hits for ``query`` among memories ``flt`` admits, each with its
+        ``Explanation`` if ``explain``."""
         cfg = config or self.config
         n_vector = vector_depth(cfg, k)
         n_text = max(cfg.candidates, k) if cfg.text_weight > 0 else 0
@@ -118,7 +123,7 @@ class HybridRetriever:
                 memory=memories[mid],
                 score=fused[mid],
                 rank=i + 1,
-                explanation=cands[mid].explanation(fused[mid]),
+                explanation=cands[mid].explanation(fused[mid]) if explain else None,
             )
             for i, mid in enumerate(shown)
         ]
@@ -127,11 +132,14 @@ class HybridRetriever:
 
     def _rrf(self, cands: dict[str, _Candidate], cfg: RetrievalConfig) -> dict[str, float]:
         """Weighted reciprocal rank fusion over whatever signals each candidate has."""
-        weights = _weights(cfg)
-        return {
-            mid: sum(weights[s] / (cfg.rrf_k + rank) for s, (_, rank) in c.signals.items())
-            for mid, c in cands.items()
-        }
+        weights, rrf_k = _weights(cfg), cfg.rrf_k
+        out: dict[str, float] = {}
+        for mid, c in cands.items():  # a plain loop: this runs over every candidate, twice
+            total = 0.0
+            for signal, (_, rank) in c.signals.items():
+                total += weights[signal] / (rrf_k + rank)
+            out[mid] = total
+        return out
 
     def _expand(
         self,
@@ -232,16 +240,17 @@ class HybridRetriever:
     ) -> None:
         half_life = cfg.half_life_days * 86_400.0
         now_s = now.timestamp()
-        values: dict[str, dict[str, float]] = {s: {} for s in PRIOR_SIGNALS}
+        values: dict[str, list[tuple[float, str]]] = {s: [] for s in PRIOR_SIGNALS}
         for mid in cands:
             m = fields[mid]
             age = max(0.0, now_s - m.created_at)
-            values["recency"][mid] = math.pow(0.5, age / half_life)
-            values["importance"][mid] = m.importance
-            values["confidence"][mid] = m.confidence
-        for signal, by_id in values.items():
-            order = sorted(by_id, key=lambda m: (-by_id[m], m))
-            for mid, ranked in zip(order, _tie_ranks([by_id[m] for m in order]), strict=True):
+            values["recency"].append((-math.pow(0.5, age / half_life), mid))
+            values["importance"].append((-m.importance, mid))
+            values["confidence"].append((-m.confidence, mid))
+        for signal, pairs in values.items():
+            pairs.sort()  # best first, ties by id
+            ranks = _tie_ranks([-negated for negated, _ in pairs])
+            for (_, mid), ranked in zip(pairs, ranks, strict=True):
                 cands[mid].signals[signal] = ranked
 
     def _fuse(self, cands: dict[str, _Candidate], cfg: RetrievalConfig) -> dict[str, float]:
