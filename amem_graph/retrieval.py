@@ -16,7 +16,7 @@ from datetime import datetime
 from amem_graph.config import RetrievalConfig
 from amem_graph.embeddings import Embedder
 from amem_graph.models import Explanation, Hit, Memory, PathStep, Signal
-from amem_graph.stores.base import GraphStore, MemoryFilter, RankFields
+from amem_graph.stores.base import GraphStore, MemoryFilter, Neighbourhood, RankFields
 
 RELEVANCE_SIGNALS = ("vector", "text", "graph")
 PRIOR_SIGNALS = ("recency", "importance", "confidence")
@@ -107,7 +107,8 @@ class HybridRetriever:
         fields = dict(found.fields)
         memories: dict[str, Memory] = {}
         if cfg.graph_weight > 0 and cfg.expand_seeds > 0 and cfg.expand_hops > 0:
-            fields.update(self._expand(cands, flt, cfg, k, memories))
+            reached, memories = self._expand(cands, flt, cfg, k)
+            fields.update(reached)
         cands = {mid: c for mid, c in cands.items() if mid in fields}
         self._priors(cands, fields, now, cfg)
         fused = self._fuse(cands, cfg)
@@ -147,14 +148,13 @@ class HybridRetriever:
         flt: MemoryFilter,
         cfg: RetrievalConfig,
         k: int,
-        memories: dict[str, Memory],
-    ) -> dict[str, RankFields]:
+    ) -> tuple[dict[str, RankFields], dict[str, Memory]]:
         """Walk 1-2 hops from the best seeds; only admitted memories become candidates.
 
         Returns the ranking fields of the memories reached (read with the filter, in the
-        same round trip that admits them). The first hop also reads the likely hits whole
-        into ``memories``: the top ``PREFETCH`` x k candidates before expansion, which on
-        convbench held 99.8% of the hits shown, saving recall a round trip.
+        same round trip that admits them), and the likely hits read whole by the first hop:
+        the top ``PREFETCH`` x k candidates before expansion, which on convbench held 99.8% of
+        the hits shown, saving recall a round trip.
         """
         seed_scores = self._rrf(cands, cfg)
         ranked = sorted(seed_scores, key=lambda m: (-seed_scores[m], m))
@@ -163,12 +163,14 @@ class HybridRetriever:
         frontier: dict[str, tuple[float, list[PathStep]]] = {s: (seed_scores[s], []) for s in seeds}
         reached: dict[str, tuple[float, list[PathStep]]] = {}
         fields: dict[str, RankFields] = {}
+        memories: dict[str, Memory] = {}
         for _hop in range(cfg.expand_hops):
-            found, admitted = self._neighbours(frontier, flt, cfg, fetch, memories)
+            found, hood = self._neighbours(frontier, flt, cfg, fetch)
+            memories.update(hood.memories)
+            fields.update(hood.fields)
             fetch = []
-            fields.update(admitted)
             next_frontier = {}
-            for mid in sorted(found.keys() & admitted.keys()):
+            for mid in sorted(found.keys() & hood.fields.keys()):
                 score, path = found[mid]
                 if mid in reached:
                     continue
@@ -184,7 +186,7 @@ class HybridRetriever:
             cand = cands.setdefault(mid, _Candidate(mid))
             cand.signals["graph"] = (score, i + 1)
             cand.path = path
-        return fields
+        return fields, memories
 
     def _neighbours(
         self,
@@ -192,11 +194,9 @@ class HybridRetriever:
         flt: MemoryFilter,
         cfg: RetrievalConfig,
         fetch: list[str],
-        memories: dict[str, Memory],
-    ) -> tuple[dict[str, tuple[float, list[PathStep]]], dict[str, RankFields]]:
+    ) -> tuple[dict[str, tuple[float, list[PathStep]]], Neighbourhood]:
         """One hop from the frontier: lineage and links, then same-episode/task siblings;
-        with the ranking fields of the admitted memories among them (and the ``fetch``
-        memories, read whole into ``memories``)."""
+        with the store's reads (the admitted memories' ranking fields, ``fetch`` whole)."""
         found: dict[str, tuple[float, list[PathStep]]] = {}
 
         def offer(seed: str, mid: str, score: float, path: list[PathStep]) -> None:
@@ -206,7 +206,6 @@ class HybridRetriever:
         ids = sorted(frontier)
         per_seed: dict[str, int] = {}
         hood = self.store.neighbourhood(ids, flt, cfg.expand_fanout, fetch)
-        memories.update(hood.memories)
         # in an order that does not depend on the store, so fan-out cuts the same edges
         for e in sorted(hood.edges, key=lambda e: (e.type, e.src, e.dst, e.key)):
             for seed, other in ((e.src, e.dst), (e.dst, e.src)):
@@ -227,7 +226,7 @@ class HybridRetriever:
                         PathStep(source=other, edge=via, target=hub),
                     ]
                     offer(seed, other, score * decay, [*path, *steps])
-        return found, hood.fields
+        return found, hood
 
     # -- fusion ---------------------------------------------------------------------------
 

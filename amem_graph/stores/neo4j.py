@@ -136,9 +136,9 @@ _VERSION = re.compile(r"^(\d+)\.(\d+)")
 _INT64 = (-(2**63), 2**63 - 1)
 
 _T = TypeVar("_T")
-#: what a read function runs its queries on: a session (auto-commit, the store's own reads) or
-#: a managed transaction (analyst queries, reads inside a write)
-_Reader = ManagedTransaction | Session
+#: what the store's read functions run their queries on: a READ session, each query
+#: auto-committed (see ``Neo4jStore._read``)
+_Reader = Session
 
 
 # -- Cypher text --------------------------------------------------------------------------------

@@ -18,8 +18,8 @@ from typing import Any
 
 import pytest
 from conftest import neo4j_uri, open_neo4j_store
-from neo4j import GraphDatabase
-from neo4j.exceptions import Neo4jError, ServiceUnavailable
+from neo4j import GraphDatabase, Session
+from neo4j.exceptions import Neo4jError, ServiceUnavailable, SessionExpired
 
 from amem_graph import HashingEmbedder, MemoryGraph
 from amem_graph.errors import (
@@ -169,6 +169,29 @@ def test_service_unavailable_becomes_store_unavailable_with_a_start_hint() -> No
 def test_a_non_neo4j_uri_is_refused() -> None:
     with pytest.raises(ValidationError, match="not a Neo4j URI"):
         Neo4jStore.connect("http://localhost:7474")
+
+
+@pytest.mark.neo4j
+def test_a_read_whose_connection_drops_is_retried_once_on_a_new_session(neo: Neo4jStore) -> None:
+    sessions: list[Session] = []
+
+    def flaky(session: Session) -> int:
+        sessions.append(session)
+        if len(sessions) == 1:
+            raise SessionExpired("the connection dropped")
+        return int(session.run("RETURN 1 AS one").single(strict=True)["one"])
+
+    assert neo._read(flaky) == 1
+    assert len(sessions) == 2 and sessions[0] is not sessions[1]
+
+    def dead(session: Session) -> int:
+        sessions.append(session)
+        raise ServiceUnavailable("gone for good")
+
+    sessions.clear()
+    with pytest.raises(StoreUnavailableError, match="gone for good"):
+        neo._guard("reading", lambda: neo._read(dead))
+    assert len(sessions) == 2  # once more, not forever
 
 
 # -- connecting to nothing, or to something that never answers ---------------------------------
