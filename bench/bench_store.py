@@ -3,7 +3,7 @@
     python bench/bench_store.py --sizes 10000,100000                       # embedded store
     python bench/bench_store.py --sizes 10000 --neo4j bolt://127.0.0.1:7687 # and Neo4j
     python bench/bench_store.py --sizes 100000 --neo4j URI --keep            # leave it loaded
-    python bench/bench_store.py --sizes 100000 --neo4j URI --reuse           # settled index
+    python bench/bench_store.py --sizes 100000 --neo4j URI --reuse --no-local  # settled index
 
 Right after a bulk load Neo4j's vector index is many small Lucene segments, which makes every
 vector query (recall's and the baseline's) slower; the segments are merged at the next
@@ -94,10 +94,13 @@ def alternate(
     return rec, base_times
 
 
-def report(name: str, n: int, rate: float, rec: list[float], base: list[float], bname: str) -> None:
+def report(
+    name: str, n: int, rate: float | None, rec: list[float], base: list[float], bname: str
+) -> None:
     ratio = pct(rec, 95) / pct(base, 95)
+    ingested = "reused (no ingest)" if rate is None else f"ingest {rate:8.0f} mem/s"
     print(
-        f"{name:6} n={n:>7}  ingest {rate:8.0f} mem/s  recall p50 {median(rec):7.2f} ms "
+        f"{name:6} n={n:>7}  {ingested}  recall p50 {median(rec):7.2f} ms "
         f"p95 {pct(rec, 95):7.2f} ms  | {bname} p50 {median(base):6.2f} ms p95 "
         f"{pct(base, 95):6.2f} ms  | p95 ratio {ratio:4.2f}x",
         flush=True,
@@ -159,7 +162,7 @@ def bench_neo4j(w: Workload, k: int, uri: str, keep: bool, reuse: bool) -> None:
     if not reused:
         store.wipe()
     with MemoryGraph(store, w.embedder) as mg:
-        rate = math.nan if reused else ingest(mg, w.rows)
+        rate = None if reused else ingest(mg, w.rows)
         depth = math.ceil(vector_depth(mg.config.retrieval, k) * FIRST_FETCH)
         rec, (base, deep) = alternate(
             mg, w.qtexts, w.qvecs, k, neo4j_bare(store, k), neo4j_bare(store, depth)
@@ -178,12 +181,15 @@ def bench_neo4j(w: Workload, k: int, uri: str, keep: bool, reuse: bool) -> None:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--sizes", default="10000,100000")
-    parser.add_argument("--neo4j", default=None, help="bolt URI; Neo4j is wiped first")
+    parser.add_argument(
+        "--neo4j", default=None, help="bolt URI; Neo4j is wiped first (unless --reuse applies)"
+    )
     parser.add_argument("--k", type=int, default=10)
     parser.add_argument("--keep", action="store_true", help="leave the Neo4j data loaded")
     parser.add_argument(
         "--reuse", action="store_true", help="measure Neo4j data a --keep run left (no ingest)"
     )
+    parser.add_argument("--no-local", action="store_true", help="skip the embedded store")
     args = parser.parse_args()
     sizes = [int(s) for s in args.sizes.split(",")]
     print(f"batch={BATCH} queries={QUERIES} k={args.k} cpus={os.cpu_count()}")
@@ -192,7 +198,8 @@ def main() -> None:
         print(f"MiniLM query embedding (excluded below): median {ms:.2f} ms")
     # every embedded size first, so the server's after-work (merges, GC) cannot slow them
     for n in sizes:
-        bench_local(Workload(n), args.k)
+        if not args.no_local:
+            bench_local(Workload(n), args.k)
     if args.neo4j:
         for n in sizes:
             bench_neo4j(Workload(n), args.k, args.neo4j, args.keep, args.reuse)
