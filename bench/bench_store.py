@@ -122,14 +122,14 @@ def minilm_query_ms() -> float | None:
 class Workload:
     """One size's corpus, remember_many rows and queries (the same for every store)."""
 
-    def __init__(self, n: int) -> None:
+    def __init__(self, n: int, queries: int = QUERIES) -> None:
         rng = np.random.default_rng(n)
         texts, self.vectors = corpus(n)
         self.n = n
         self.rows = items(texts)
-        qidx = rng.integers(0, n, QUERIES)
+        qidx = rng.integers(0, n, queries)
         self.qtexts = [" ".join(texts[i].split()[2:5]) + f" q{j}" for j, i in enumerate(qidx)]
-        qvecs = rng.standard_normal((QUERIES, self.vectors.shape[1])).astype(np.float32)
+        qvecs = rng.standard_normal((queries, self.vectors.shape[1])).astype(np.float32)
         self.qvecs = qvecs / np.linalg.norm(qvecs, axis=1, keepdims=True)
         self.embedder = LookupEmbedder(texts + self.qtexts, np.vstack([self.vectors, self.qvecs]))
 
@@ -185,6 +185,9 @@ def main() -> None:
         "--neo4j", default=None, help="bolt URI; Neo4j is wiped first (unless --reuse applies)"
     )
     parser.add_argument("--k", type=int, default=10)
+    parser.add_argument(
+        "--queries", type=int, default=QUERIES, help="timed queries (more: a steadier p95)"
+    )
     parser.add_argument("--keep", action="store_true", help="leave the Neo4j data loaded")
     parser.add_argument(
         "--reuse", action="store_true", help="measure Neo4j data a --keep run left (no ingest)"
@@ -192,17 +195,17 @@ def main() -> None:
     parser.add_argument("--no-local", action="store_true", help="skip the embedded store")
     args = parser.parse_args()
     sizes = [int(s) for s in args.sizes.split(",")]
-    print(f"batch={BATCH} queries={QUERIES} k={args.k} cpus={os.cpu_count()}")
+    print(f"batch={BATCH} queries={args.queries} k={args.k} cpus={os.cpu_count()}")
     ms = minilm_query_ms()
     if ms is not None:
         print(f"MiniLM query embedding (excluded below): median {ms:.2f} ms")
     # every embedded size first, so the server's after-work (merges, GC) cannot slow them
     for n in sizes:
         if not args.no_local:
-            bench_local(Workload(n), args.k)
+            bench_local(Workload(n, args.queries), args.k)
     if args.neo4j:
         for n in sizes:
-            bench_neo4j(Workload(n), args.k, args.neo4j, args.keep, args.reuse)
+            bench_neo4j(Workload(n, args.queries), args.k, args.neo4j, args.keep, args.reuse)
 
 
 if __name__ == "__main__":
