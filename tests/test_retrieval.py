@@ -186,6 +186,7 @@ def test_recall_reads_whole_only_the_likely_hits_during_expansion(
     assert len(fetched) == 1 and len(fetched[0]) == 2 * 3
     assert set(ids(hits)) <= set(fetched[0])
     assert read == []
+    # the priors came from the ranking fields: every hit was ranked on all three of them
     assert all(
         set(h.explanation.signals) >= {"recency", "importance", "confidence"}
         for h in hits
