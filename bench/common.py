@@ -132,21 +132,16 @@ def items(texts: Sequence[str], start: datetime | None = None) -> list[dict[str,
     ]
 
 
-def timed(fn: Callable[[], object], repeat: int) -> list[float]:
-    """Wall-clock milliseconds of ``repeat`` calls."""
-    out = []
-    for _ in range(repeat):
-        t = time.perf_counter()
-        fn()
-        out.append((time.perf_counter() - t) * 1000.0)
-    return out
-
-
 def clock(fn: Callable[..., object], *args: Any, **kwargs: Any) -> float:
     """Wall-clock milliseconds of one call."""
     t = time.perf_counter()
     fn(*args, **kwargs)
     return (time.perf_counter() - t) * 1000.0
+
+
+def timed(fn: Callable[[], object], repeat: int) -> list[float]:
+    """Wall-clock milliseconds of ``repeat`` calls."""
+    return [clock(fn) for _ in range(repeat)]
 
 
 def pct(values: Sequence[float], q: float) -> float:
