@@ -936,14 +936,13 @@ class Neo4jStore:
         of a ~15 ms recall. Neo4j reads are read-committed either way, so nothing is lost;
         what managed transactions add, retrying on a dropped connection, is kept (once).
         """
-        for attempt in (1, 2):
-            try:
-                with self._session(read=True) as session:
-                    return fn(session)
-            except (neo_errors.SessionExpired, neo_errors.ServiceUnavailable):
-                if attempt == 2:
-                    raise
-        raise AssertionError("unreachable")
+        try:
+            with self._session(read=True) as session:
+                return fn(session)
+        except (neo_errors.SessionExpired, neo_errors.ServiceUnavailable):
+            pass  # a pooled connection had dropped: once more, on a fresh one
+        with self._session(read=True) as session:
+            return fn(session)
 
     def read_transaction(self, what: str, fn: Callable[[ManagedTransaction], _T]) -> _T:
         """Run ``fn`` in a managed READ transaction (the server refuses writes in it) with this
@@ -1612,8 +1611,14 @@ class Neo4jStore:
         if not unique:
             return Neighbourhood([], siblings, {}, self.get_memories(fetch, embeddings=False))
         where, params = _filter_clause(flt)
-        params.update({"ids": unique, "limit": max(int(limit), 0), "small": _SMALL_HUB})
-        params["fetch"] = list(dict.fromkeys(fetch))
+        params.update(
+            {
+                "ids": unique,
+                "limit": max(int(limit), 0),
+                "small": _SMALL_HUB,
+                "fetch": list(dict.fromkeys(fetch)),
+            }
+        )
         columns = _hood_columns(vias, lineage)
         query = _neighbourhood_query(where, vias, lineage)
 
@@ -1635,8 +1640,8 @@ class Neo4jStore:
                 return rows
 
             rec = tx.run(query, params).single(strict=True)
-            for seed_id, seed_at, *values in rec["seeds"]:
-                mid, at, part = str(seed_id), int(seed_at), dict(zip(columns, values, strict=True))
+            for seed_id, seed_at, *entry in rec["seeds"]:
+                mid, at, part = str(seed_id), int(seed_at), dict(zip(columns, entry, strict=True))
                 if lineage:
                     _add_lineage(part["lineage"], edges, fields)
                 for via in vias:
