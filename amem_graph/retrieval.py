@@ -16,7 +16,8 @@ from datetime import datetime
 from amem_graph.config import RetrievalConfig
 from amem_graph.embeddings import Embedder
 from amem_graph.models import Explanation, Hit, Memory, PathStep, Signal
-from amem_graph.stores.base import GraphStore, MemoryFilter, Neighbourhood, RankFields
+from amem_graph.seeding import SeedPlan, tie_ranks
+from amem_graph.stores.base import Expansion, GraphStore, MemoryFilter, Neighbourhood, RankFields
 
 RELEVANCE_SIGNALS = ("vector", "text", "graph")
 PRIOR_SIGNALS = ("recency", "importance", "confidence")
@@ -41,26 +42,23 @@ class _Candidate:
         return Explanation(signals=signals, fused=fused, path=self.path)
 
 
-def _tie_ranks(values: Sequence[float], rel: float = 1e-5) -> list[tuple[float, int]]:
-    """(value, rank) for values sorted best first, equal values sharing the better rank.
-
-    Equal evidence then favours nobody, and float noise between stores (float32 dot products
-    here, float64 cosines or Lucene's floats there) cannot reorder what is really a tie.
-    """
-    out: list[tuple[float, int]] = []
-    last, rank = math.nan, 0  # nan: the first value never ties
-    for position, value in enumerate(values, start=1):
-        size = abs(value)
-        if not abs(last - value) <= rel * (size if size > 1.0 else 1.0):
-            rank = position
-        out.append((value, rank))
-        last = value
-    return out
-
-
 def vector_depth(cfg: RetrievalConfig, k: int) -> int:
     """How many vector candidates recall asks for (0 when the vector signal is off)."""
     return max(cfg.vector_candidates, 3 * k) if cfg.vector_weight > 0 else 0
+
+
+def seed_plan(cfg: RetrievalConfig, k: int) -> SeedPlan | None:
+    """How recall starts its graph expansion; None when the expansion is off."""
+    if cfg.graph_weight <= 0 or cfg.expand_seeds <= 0 or cfg.expand_hops <= 0:
+        return None
+    return SeedPlan(
+        vector_weight=float(cfg.vector_weight),
+        text_weight=float(cfg.text_weight),
+        rrf_k=cfg.rrf_k,
+        seeds=cfg.expand_seeds,
+        fetch=PREFETCH * k,
+        limit=cfg.expand_fanout,
+    )
 
 
 def _weights(cfg: RetrievalConfig) -> dict[str, float]:
@@ -95,19 +93,25 @@ class HybridRetriever:
         vector = None
         if n_vector:
             vector = query_vector if query_vector is not None else self.embedder.embed_query(query)
-        found = self.store.search(vector, query, n_vector, n_text, flt)
+        plan = seed_plan(cfg, k)
+        start: Expansion | None = None
+        if plan is None:
+            found = self.store.search(vector, query, n_vector, n_text, flt)
+        else:  # the search and the first hop at once: one round trip on a server store
+            start = self.store.search_expand(vector, query, n_vector, n_text, flt, plan)
+            found = start.found
         cands: dict[str, _Candidate] = {}
         for name, pairs in (("vector", found.vector), ("text", found.text)):
             for mid, (score, rank) in zip(
-                (m for m, _ in pairs), _tie_ranks([s for _, s in pairs]), strict=True
+                (m for m, _ in pairs), tie_ranks([s for _, s in pairs]), strict=True
             ):
                 cands.setdefault(mid, _Candidate(mid)).signals[name] = (score, rank)
         if not cands:
             return []  # expansion starts from seeds, so nothing more can come
         fields = dict(found.fields)
         memories: dict[str, Memory] = {}
-        if cfg.graph_weight > 0 and cfg.expand_seeds > 0 and cfg.expand_hops > 0:
-            reached, memories = self._expand(cands, flt, cfg, k)
+        if plan is not None and start is not None:
+            reached, memories = self._expand(cands, flt, cfg, plan, start)
             fields.update(reached)
         cands = {mid: c for mid, c in cands.items() if mid in fields}
         self._priors(cands, fields, now, cfg)
@@ -135,7 +139,7 @@ class HybridRetriever:
         """Weighted reciprocal rank fusion over whatever signals each candidate has."""
         weights, rrf_k = _weights(cfg), cfg.rrf_k
         out: dict[str, float] = {}
-        for mid, c in cands.items():  # a plain loop: this runs over every candidate, twice
+        for mid, c in cands.items():  # a plain loop: this runs over every candidate
             total = 0.0
             for signal, (_, rank) in c.signals.items():
                 total += weights[signal] / (rrf_k + rank)
@@ -147,28 +151,27 @@ class HybridRetriever:
         cands: dict[str, _Candidate],
         flt: MemoryFilter,
         cfg: RetrievalConfig,
-        k: int,
+        plan: SeedPlan,
+        start: Expansion,
     ) -> tuple[dict[str, RankFields], dict[str, Memory]]:
         """Walk 1-2 hops from the best seeds; only admitted memories become candidates.
 
-        Returns the ranking fields of the memories reached (read with the filter, in the
-        same round trip that admits them), and the likely hits read whole by the first hop:
-        the top ``PREFETCH`` x k candidates before expansion, which on convbench held 99.8% of
-        the hits shown, saving recall a round trip.
+        The first hop came with the search (``start``). Returns the ranking fields of the
+        memories reached (read with the filter, in the same round trip that admits them), and
+        the likely hits that hop read whole: the top ``PREFETCH`` x k candidates before
+        expansion, which on convbench held 99.8% of the hits shown, saving recall a round trip.
         """
-        seed_scores = self._rrf(cands, cfg)
-        ranked = sorted(seed_scores, key=lambda m: (-seed_scores[m], m))
-        seeds = ranked[: cfg.expand_seeds]
-        fetch = ranked[: PREFETCH * k]
+        seed_scores = plan.scores(start.found.vector, start.found.text)
+        seeds = start.seeds
         frontier: dict[str, tuple[float, list[PathStep]]] = {s: (seed_scores[s], []) for s in seeds}
         reached: dict[str, tuple[float, list[PathStep]]] = {}
         fields: dict[str, RankFields] = {}
-        memories: dict[str, Memory] = {}
-        for _hop in range(cfg.expand_hops):
-            found, hood = self._neighbours(frontier, flt, cfg, fetch)
-            memories.update(hood.memories)
+        hood = start.hood
+        for hop in range(cfg.expand_hops):
+            if hop:
+                hood = self.store.neighbourhood(sorted(frontier), flt, cfg.expand_fanout)
+            found = self._neighbours(frontier, hood, cfg)
             fields.update(hood.fields)
-            fetch = []
             next_frontier = {}
             for mid in sorted(found.keys() & hood.fields.keys()):
                 score, path = found[mid]
@@ -186,26 +189,23 @@ class HybridRetriever:
             cand = cands.setdefault(mid, _Candidate(mid))
             cand.signals["graph"] = (score, i + 1)
             cand.path = path
-        return fields, memories
+        return fields, dict(start.hood.memories)
 
     def _neighbours(
         self,
         frontier: dict[str, tuple[float, list[PathStep]]],
-        flt: MemoryFilter,
+        hood: Neighbourhood,
         cfg: RetrievalConfig,
-        fetch: list[str],
-    ) -> tuple[dict[str, tuple[float, list[PathStep]]], Neighbourhood]:
-        """One hop from the frontier: lineage and links, then same-episode/task siblings;
-        with the store's reads (the admitted memories' ranking fields, ``fetch`` whole)."""
+    ) -> dict[str, tuple[float, list[PathStep]]]:
+        """One hop from the frontier over the store's reads of it: lineage and links, then
+        same-episode/task siblings; each neighbour's best (score, path)."""
         found: dict[str, tuple[float, list[PathStep]]] = {}
 
         def offer(seed: str, mid: str, score: float, path: list[PathStep]) -> None:
             if mid != seed and (mid not in found or found[mid][0] < score):
                 found[mid] = (score, path)
 
-        ids = sorted(frontier)
         per_seed: dict[str, int] = {}
-        hood = self.store.neighbourhood(ids, flt, cfg.expand_fanout, fetch)
         # in an order that does not depend on the store, so fan-out cuts the same edges
         for e in sorted(hood.edges, key=lambda e: (e.type, e.src, e.dst, e.key)):
             for seed, other in ((e.src, e.dst), (e.dst, e.src)):
@@ -226,7 +226,7 @@ class HybridRetriever:
                         PathStep(source=other, edge=via, target=hub),
                     ]
                     offer(seed, other, score * decay, [*path, *steps])
-        return found, hood
+        return found
 
     # -- fusion ---------------------------------------------------------------------------
 
@@ -248,7 +248,7 @@ class HybridRetriever:
             values["confidence"].append((-m.confidence, mid))
         for signal, pairs in values.items():
             pairs.sort()  # best first, ties by id
-            ranks = _tie_ranks([-negated for negated, _ in pairs])
+            ranks = tie_ranks([-negated for negated, _ in pairs])
             for (_, mid), ranked in zip(pairs, ranks, strict=True):
                 cands[mid].signals[signal] = ranked
 

@@ -149,28 +149,30 @@ def test_confidence_signal_follows_outcomes(mg: MemoryGraph) -> None:
 def _spy_whole_reads(
     mg: MemoryGraph, monkeypatch: pytest.MonkeyPatch
 ) -> tuple[list[list[str]], list[list[str]]]:
-    """The ids recall asks to read whole: with the expansion (its ``fetch``), and after it
-    (``get_memories``; the embedded store's own use of it inside the expansion not counted)."""
+    """The ids recall reads whole: with the search and first hop (``search_expand``), and
+    after them (``get_memories``; the embedded store's own use of it inside the hop not
+    counted)."""
     fetched: list[list[str]] = []
     read: list[list[str]] = []
     store = mg.store
-    neighbourhood, get_memories = store.neighbourhood, store.get_memories
+    search_expand, get_memories = store.search_expand, store.get_memories
     inside = [False]
 
-    def hood_spy(ids, flt, limit, fetch=()):  # type: ignore[no-untyped-def]
-        fetched.append(list(fetch))
+    def start_spy(*args):  # type: ignore[no-untyped-def]
         inside[0] = True
         try:
-            return neighbourhood(ids, flt, limit, fetch)
+            start = search_expand(*args)
         finally:
             inside[0] = False
+        fetched.append(list(start.hood.memories))
+        return start
 
     def get_spy(ids, *, embeddings=True):  # type: ignore[no-untyped-def]
         if not inside[0]:
             read.append(list(ids))
         return get_memories(ids, embeddings=embeddings)
 
-    monkeypatch.setattr(store, "neighbourhood", hood_spy)
+    monkeypatch.setattr(store, "search_expand", start_spy)
     monkeypatch.setattr(store, "get_memories", get_spy)
     return fetched, read
 

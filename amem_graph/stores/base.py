@@ -15,6 +15,7 @@ from typing import Any, Literal, Protocol, runtime_checkable
 from amem_graph.errors import ValidationError
 from amem_graph.models import Memory, beta_confidence
 from amem_graph.schema import MEMORY, check_identifier, check_label, edge_endpoints
+from amem_graph.seeding import SeedPlan
 
 Direction = Literal["out", "in", "both"]
 PropValue = str | int | float | bool | datetime | None | list[str] | list[float] | list[int]
@@ -264,6 +265,33 @@ def neighbourhood_by_parts(
 
 
 @dataclass(frozen=True)
+class Expansion:
+    """Recall's store reads up to the end of its first expansion hop: the search lists, the
+    seeds ``SeedPlan.choose`` picks from them (best first), and the hop from those seeds (in
+    id order, with the plan's fetch read whole)."""
+
+    found: SearchResult
+    seeds: list[str]
+    hood: Neighbourhood
+
+
+def search_expand_by_parts(
+    store: GraphStore,
+    vector: Sequence[float] | None,
+    query: str,
+    n_vector: int,
+    n_text: int,
+    flt: MemoryFilter,
+    plan: SeedPlan,
+) -> Expansion:
+    """``GraphStore.search_expand`` as ``search`` then ``neighbourhood`` (two calls); see
+    ``search_by_parts``."""
+    found = store.search(vector, query, n_vector, n_text, flt)
+    seeds, fetch = plan.choose(found.vector, found.text)
+    return Expansion(found, seeds, store.neighbourhood(sorted(seeds), flt, plan.limit, fetch))
+
+
+@dataclass(frozen=True)
 class Edge:
     """A stored edge as read back."""
 
@@ -355,6 +383,20 @@ class GraphStore(Protocol):
         """Recall's expansion reads for one hop from ``ids``, at once (see ``Neighbourhood``);
         ``limit`` bounds the siblings per id and hub type. The ``fetch`` memories are read in
         the same round trip: recall asks for the hits it will most likely show."""
+        ...
+
+    def search_expand(
+        self,
+        vector: Sequence[float] | None,
+        query: str,
+        n_vector: int,
+        n_text: int,
+        flt: MemoryFilter,
+        plan: SeedPlan,
+    ) -> Expansion:
+        """``search``, the seeds ``plan`` picks from its lists, and ``neighbourhood`` from
+        them with the plan's fetch: what ``search_expand_by_parts`` returns, in as few round
+        trips as the store can (a default recall's whole store work)."""
         ...
 
     def filter_ids(self, ids: Iterable[str], flt: MemoryFilter) -> set[str]:

@@ -35,11 +35,13 @@ from amem_graph.errors import (
 )
 from amem_graph.models import Memory
 from amem_graph.schema import EDGE_TYPES, MEMORY, check_identifier, check_label
+from amem_graph.seeding import SeedPlan
 from amem_graph.stores import codec
 from amem_graph.stores.base import (
     SIBLING_EDGES,
     Direction,
     Edge,
+    Expansion,
     MemoryFilter,
     MemoryUpdate,
     Neighbourhood,
@@ -49,6 +51,7 @@ from amem_graph.stores.base import (
     WriteBatch,
     neighbourhood_by_parts,
     search_by_parts,
+    search_expand_by_parts,
 )
 from amem_graph.stores.bm25 import BM25Index
 from amem_graph.text import search_text
@@ -794,6 +797,17 @@ class LocalStore:
         self, ids: Sequence[str], flt: MemoryFilter, limit: int, fetch: Sequence[str] = ()
     ) -> Neighbourhood:
         return neighbourhood_by_parts(self, ids, flt, limit, fetch)
+
+    def search_expand(
+        self,
+        vector: Sequence[float] | None,
+        query: str,
+        n_vector: int,
+        n_text: int,
+        flt: MemoryFilter,
+        plan: SeedPlan,
+    ) -> Expansion:
+        return search_expand_by_parts(self, vector, query, n_vector, n_text, flt, plan)
 
     def filter_ids(self, ids: Iterable[str], flt: MemoryFilter) -> set[str]:
         id_list = list(ids)

@@ -37,12 +37,21 @@ import re
 import threading
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from typing import Any, Final, LiteralString, TypeVar
 
 import numpy as np
 import pydantic
-from neo4j import READ_ACCESS, WRITE_ACCESS, Driver, GraphDatabase, ManagedTransaction, Session
+from neo4j import (
+    READ_ACCESS,
+    WRITE_ACCESS,
+    Driver,
+    GraphDatabase,
+    ManagedTransaction,
+    Record,
+    Session,
+)
 from neo4j import exceptions as neo_errors
 
 from amem_graph.errors import (
@@ -63,12 +72,14 @@ from amem_graph.schema import (
     check_identifier,
     check_label,
 )
+from amem_graph.seeding import TIE_REL, SeedPlan
 from amem_graph.stores.base import (
     LINEAGE_EDGES,
     SIBLING_EDGES,
     Direction,
     Edge,
     EdgeWrite,
+    Expansion,
     MemoryFilter,
     MemoryUpdate,
     Neighbourhood,
@@ -78,6 +89,7 @@ from amem_graph.stores.base import (
     SearchResult,
     WriteBatch,
     search_by_parts,
+    search_expand_by_parts,
 )
 from amem_graph.stores.bm25 import K1
 from amem_graph.text import analyze, search_text
@@ -405,6 +417,18 @@ def _collect_hits(
     return out
 
 
+def _first_fetch(
+    rec: Record, prefix: str, fetch: int, n: int, fields: dict[str, RankFields], scale: float
+) -> list[tuple[str, float]] | None:
+    """The top n of a search path's first fetch (columns ``<prefix>raw``/``<prefix>hits``),
+    their fields added to ``fields``; None when the filter starved it and the index may hold
+    more (the path must be redone with a growing fetch)."""
+    hits = _top(_collect_hits(rec[f"{prefix}hits"], fields, scale), n)
+    if len(hits) < n and rec[f"{prefix}raw"] >= fetch:
+        return None
+    return hits
+
+
 def _add_lineage(
     rows: Iterable[Sequence[Any]],
     edges: dict[tuple[str, str, str, str], Edge],
@@ -443,6 +467,12 @@ def _hood_columns(vias: Sequence[str], lineage: bool) -> list[str]:
 
 
 def _neighbourhood_query(where: LiteralString, vias: Sequence[str], lineage: bool) -> LiteralString:
+    """``neighbourhood``'s query: ``_hood_query`` from ``$ids``, fetching ``$fetch``."""
+    head: LiteralString = "WITH $ids AS seed_ids, $fetch AS fetch_ids\n"
+    return head + _hood_query(where, vias, lineage) + "RETURN seeds, fetched"
+
+
+def _hood_query(where: LiteralString, vias: Sequence[str], lineage: bool) -> LiteralString:
     """``_Q_HOOD`` with a siblings part per hub type in ``vias`` and, if asked, the lineage."""
     parts: list[LiteralString] = []
     if lineage:
@@ -452,6 +482,19 @@ def _neighbourhood_query(where: LiteralString, vias: Sequence[str], lineage: boo
     columns = ", ".join(_hood_columns(vias, lineage))
     query = _Q_HOOD.replace("%BODY%", "\n".join(parts)).replace("%COLUMNS%", columns)
     return query.replace("%AT%", _MICROS.replace("%V%", "s"))
+
+
+def _search_expand_query(where: LiteralString, vector: bool, text: bool) -> LiteralString:
+    """``_Q_SEARCH_EXPAND`` with the filter, each search path on or off, and the full hop."""
+    parts = {
+        "%VECTOR%": _Q_SEARCH_VECTOR if vector else _Q_SEARCH_NONE.replace("%P%", "v_"),
+        "%TEXT%": _Q_SEARCH_TEXT if text else _Q_SEARCH_NONE.replace("%P%", "t_"),
+        "%HOOD%": _hood_query(where, SIBLING_EDGES, lineage=True),
+    }
+    query = _Q_SEARCH_EXPAND
+    for slot, part in parts.items():
+        query = query.replace(slot, part)
+    return query.replace("%FIELDS%", _RANK_FIELDS).replace("%FILTER%", where)
 
 
 def check_server_version(version: str, uri: str = "") -> None:
@@ -585,13 +628,14 @@ RETURN collect(m.id) AS ids
 #: (so a seed without edges or hubs still gives its entry), and the memories to ``fetch``
 _Q_HOOD: Final = """
 CALL {
-  UNWIND $ids AS id MATCH (s:Memory {id: id}) %BODY%
+  WITH seed_ids
+  UNWIND seed_ids AS id MATCH (s:Memory {id: id}) %BODY%
   RETURN collect([id, %AT%, %COLUMNS%]) AS seeds
 }
 CALL {
-  UNWIND $fetch AS id MATCH (m:Memory {id: id}) RETURN collect(m {%P%}) AS fetched
+  WITH fetch_ids
+  UNWIND fetch_ids AS id MATCH (m:Memory {id: id}) RETURN collect(m {%P%}) AS fetched
 }
-RETURN seeds, fetched
 """.replace("%P%", _MEMORY_PROJECTION)
 _Q_HOOD_LINEAGE: Final = """
 CALL {
@@ -698,16 +742,55 @@ RETURN collect([m.id, %FIELDS%]) AS rows
 """.replace("%FIELDS%", _RANK_FIELDS)
 #: ``search``'s vector part: exact cosines (as ``_Q_VECTOR_ANN``) and the ranking fields
 _Q_SEARCH_VECTOR: Final = """
-CALL db.index.vector.queryNodes($index, $n, $q) YIELD node AS m
+CALL db.index.vector.queryNodes($v_index, $v_n, $v_q) YIELD node AS m
 WITH count(*) AS raw, collect(CASE WHEN %FILTER% THEN m END) AS admitted
-RETURN raw, [m IN admitted | [m.id, 2.0 * vector.similarity.cosine(m.embedding, $q) - 1.0,
-                              %FIELDS%]] AS hits
+RETURN raw AS v_raw,
+       [m IN admitted | [m.id, 2.0 * vector.similarity.cosine(m.embedding, $v_q) - 1.0,
+                         %FIELDS%]] AS v_hits
 """
 _Q_SEARCH_TEXT: Final = """
-CALL db.index.fulltext.queryNodes($index, $q, {limit: $n}) YIELD node AS m, score
+CALL db.index.fulltext.queryNodes($t_index, $t_q, {limit: $t_n}) YIELD node AS m, score
 WITH count(*) AS raw, collect(CASE WHEN %FILTER% THEN [m.id, score, %FIELDS%] END) AS hits
-RETURN raw, hits
+RETURN raw AS t_raw, hits AS t_hits
 """
+#: ``search_expand``: both search parts (a path that is off returns nothing), the seeds and
+#: fetch list ``SeedPlan.choose`` picks from them, computed here as in Python (top $v_k/$t_k
+#: by score then id; tie-aware ranks; weighted RRF summed vector part first; best first, ties
+#: by id), then ``_Q_HOOD`` from those seeds
+_Q_SEARCH_EXPAND: Final = """
+CALL { %VECTOR% }
+CALL { %TEXT% }
+CALL {
+  WITH v_hits
+  UNWIND v_hits AS h WITH h ORDER BY h[1] DESC, h[0] LIMIT $v_k
+  RETURN collect([h[0], h[1]]) AS v_top
+}
+CALL {
+  WITH t_hits
+  UNWIND t_hits AS h WITH h ORDER BY h[1] DESC, h[0] LIMIT $t_k
+  RETURN collect([h[0], h[1] * $t_scale]) AS t_top
+}
+CALL {
+  WITH v_top, t_top
+  UNWIND [[$v_w, v_top], [$t_w, t_top]] AS weighted
+  WITH weighted[0] AS w, weighted[1] AS top, [x IN weighted[1] | x[1]] AS vs
+  WITH w, top, reduce(r = [], i IN range(0, size(vs) - 1) | r + [
+         CASE WHEN i > 0 AND abs(vs[i - 1] - vs[i])
+                             <= $rel * CASE WHEN abs(vs[i]) > 1.0 THEN abs(vs[i]) ELSE 1.0 END
+              THEN r[i - 1] ELSE i + 1 END]) AS ranks
+  UNWIND range(0, size(top) - 1) AS i
+  WITH top[i][0] AS id, w / ($rrf_k + ranks[i]) AS part
+  WITH id, sum(part) AS score
+  ORDER BY score DESC, id
+  RETURN collect(id) AS ranking
+}
+WITH v_raw, v_hits, t_raw, t_hits, ranking[..$n_seeds] AS seed_ids,
+     ranking[..$n_fetch] AS fetch_ids
+%HOOD%
+RETURN v_raw, v_hits, t_raw, t_hits, seed_ids, fetch_ids, seeds, fetched
+"""
+#: ``search_expand``'s stand-in for a path that is off
+_Q_SEARCH_NONE: Final = "RETURN 0 AS %P%raw, [] AS %P%hits"
 _Q_STATUSES: Final = """
 MATCH (m:Memory)
 WHERE m.id IN $ids
@@ -753,6 +836,21 @@ MATCH (a)-[r]->(b)
 RETURN type(r) AS type, a.id AS src, b.id AS dst, properties(r) AS props
 """
 _Q_WIPE_CHUNK: Final = "MATCH (n) WITH n LIMIT $chunk DETACH DELETE n RETURN count(*) AS n"
+
+
+@dataclass(frozen=True, slots=True)
+class _HoodAsk:
+    """What a ``_hood_query`` record is read against: its seeds (in the order their entries
+    are keyed), the filter and fan-out limit, and the query's parts and parameters (for the
+    extra reads a big hub's tie group needs)."""
+
+    ids: list[str]
+    flt: MemoryFilter
+    limit: int
+    vias: tuple[str, ...]
+    lineage: bool
+    where: LiteralString
+    params: dict[str, Any]
 
 
 class _Plan:
@@ -1420,19 +1518,19 @@ class Neo4jStore:
             fields: dict[str, RankFields] = {}
             calls: list[Callable[[], list[tuple[str, float]]]] = []
             if q is not None:
-                v_params = {**params, "q": q, "index": VECTOR_INDEX}
+                v_params = {**params, "v_q": q, "v_index": VECTOR_INDEX}
                 calls.append(
                     lambda: self._search_part(
-                        _Q_SEARCH_VECTOR, where, v_params, n_vector, fields, 1.0,
+                        _Q_SEARCH_VECTOR, "v_", where, v_params, n_vector, fields, 1.0,
                         lambda: self.vector_search(q, n_vector, flt),
                     )
                 )  # fmt: skip
             if lucene:
-                t_params = {**params, "q": lucene, "index": TEXT_INDEX}
+                t_params = {**params, "t_q": lucene, "t_index": TEXT_INDEX}
                 # Lucene's BM25 leaves out the constant (k1 + 1): put back as in text_search
                 calls.append(
                     lambda: self._search_part(
-                        _Q_SEARCH_TEXT, where, t_params, n_text, fields, K1 + 1,
+                        _Q_SEARCH_TEXT, "t_", where, t_params, n_text, fields, K1 + 1,
                         lambda: self.text_search(query, n_text, flt),
                     )
                 )  # fmt: skip
@@ -1449,6 +1547,7 @@ class Neo4jStore:
     def _search_part(
         self,
         template: LiteralString,
+        prefix: str,
         where: LiteralString,
         params: dict[str, Any],
         n: int,
@@ -1456,17 +1555,88 @@ class Neo4jStore:
         scale: float,
         redo: Callable[[], list[tuple[str, float]]],
     ) -> list[tuple[str, float]]:
-        """One index path of ``search``: the top n admitted (id, score x scale), their fields
-        added to ``fields``; ``redo`` when the filter starved the first fetch."""
+        """One index path of ``search`` (its parameters and columns named with ``prefix``):
+        the top n admitted (id, score x scale), their fields added to ``fields``; ``redo``
+        when the filter starved the first fetch."""
         fetch = math.ceil(n * FIRST_FETCH)
         cypher = template.replace("%FIELDS%", _RANK_FIELDS).replace("%FILTER%", where)
-        rec = self._read(lambda tx: tx.run(cypher, {**params, "n": fetch}).single(strict=True))
+        args = {**params, f"{prefix}n": fetch}
+        rec = self._read(lambda tx: tx.run(cypher, args).single(strict=True))
         found: dict[str, RankFields] = {}
-        hits = _top(_collect_hits(rec["hits"], found, scale), n)
-        if len(hits) < n and rec["raw"] >= fetch:
+        hits = _first_fetch(rec, prefix, fetch, n, found, scale)
+        if hits is None:
             hits = redo()
         fields.update(found)  # dict updates are atomic under the GIL
         return hits
+
+    def search_expand(
+        self,
+        vector: Sequence[float] | None,
+        query: str,
+        n_vector: int,
+        n_text: int,
+        flt: MemoryFilter,
+        plan: SeedPlan,
+    ) -> Expansion:
+        """Both searches, the seed choice and the first hop in ONE query.
+
+        The server picks the seeds with ``_Q_SEARCH_EXPAND``'s copy of ``SeedPlan.choose``;
+        they are checked here against the plan applied to the lists as ``search`` returns
+        them, and the hop is redone from the right seeds when they differ (a starved first
+        fetch redone, or a rounding difference). What the hop saves is a round trip plus the
+        server's second parse and plan.
+        """
+        lucene = lucene_query(query) if n_text > 0 else ""
+
+        def run() -> Expansion:
+            q = self._unit_query(vector) if vector is not None and n_vector > 0 else None
+            if q is None and vector is not None and n_vector > 0:
+                return search_expand_by_parts(self, vector, query, n_vector, n_text, flt, plan)
+            where, params = _filter_clause(flt)
+            sizes = {"v_": (n_vector if q is not None else 0), "t_": (n_text if lucene else 0)}
+            fetches = {p: math.ceil(n * FIRST_FETCH) for p, n in sizes.items()}
+            params.update(
+                {
+                    "v_index": VECTOR_INDEX, "v_q": q, "v_n": fetches["v_"], "v_k": n_vector,
+                    "t_index": TEXT_INDEX, "t_q": lucene, "t_n": fetches["t_"], "t_k": n_text,
+                    "t_scale": K1 + 1, "rel": TIE_REL, "rrf_k": plan.rrf_k,
+                    "v_w": float(plan.vector_weight), "t_w": float(plan.text_weight),
+                    "n_seeds": plan.seeds, "n_fetch": plan.fetch,
+                    "limit": max(plan.limit, 0), "small": _SMALL_HUB,
+                }
+            )  # fmt: skip
+            cypher = _search_expand_query(where, vector=q is not None, text=bool(lucene))
+            redo: dict[str, Callable[[], list[tuple[str, float]]]] = {
+                "v_": lambda: self.vector_search(vector or [], n_vector, flt),
+                "t_": lambda: self.text_search(query, n_text, flt),
+            }
+
+            def read(tx: _Reader) -> Expansion:
+                rec = tx.run(cypher, params).single(strict=True)
+                fields: dict[str, RankFields] = {}
+                lists: dict[str, list[tuple[str, float]]] = {}
+                for prefix, n in sizes.items():
+                    scale = K1 + 1 if prefix == "t_" else 1.0
+                    hits = _first_fetch(rec, prefix, fetches[prefix], n, fields, scale) if n else []
+                    lists[prefix] = redo[prefix]() if hits is None else hits
+                by_vector, by_text = lists["v_"], lists["t_"]
+                missing = [i for i, _ in by_vector + by_text if i not in fields]
+                if missing:
+                    fields.update(_read_rank_fields(tx, flt, missing))
+                found = SearchResult(by_vector, by_text, fields)
+                seeds, fetch = plan.choose(by_vector, by_text)
+                same = set(seeds) == set(rec["seed_ids"]) and set(fetch) == set(rec["fetch_ids"])
+                if not same:  # the hop from the server's seeds is not the one asked for
+                    hood = self.neighbourhood(sorted(seeds), flt, plan.limit, fetch)
+                    return Expansion(found, seeds, hood)
+                ask = _HoodAsk(
+                    sorted(seeds), flt, params["limit"], SIBLING_EDGES, True, where, params
+                )
+                return Expansion(found, seeds, self._hood_from(tx, rec, ask))
+
+            return self._read(read)
+
+        return self._guard("searching", run)
 
     def _concurrently(self, calls: Sequence[Callable[[], _T]]) -> list[_T]:
         """Run independent reads at once (each in its own session); results in call order."""
@@ -1605,10 +1775,8 @@ class Neo4jStore:
     ) -> Neighbourhood:
         """``neighbourhood`` through the given hub types, with or without lineage edges."""
         unique = list(dict.fromkeys(ids))
-        siblings: dict[str, dict[str, list[tuple[str, str]]]] = {
-            via: {mid: [] for mid in unique} for via in vias
-        }
         if not unique:
+            siblings: dict[str, dict[str, list[tuple[str, str]]]] = {via: {} for via in vias}
             return Neighbourhood([], siblings, {}, self.get_memories(fetch, embeddings=False))
         where, params = _filter_clause(flt)
         params.update(
@@ -1619,57 +1787,66 @@ class Neo4jStore:
                 "fetch": list(dict.fromkeys(fetch)),
             }
         )
-        columns = _hood_columns(vias, lineage)
         query = _neighbourhood_query(where, vias, lineage)
+        ask = _HoodAsk(unique, flt, max(int(limit), 0), tuple(vias), lineage, where, params)
 
         def read(tx: _Reader) -> Neighbourhood:
-            edges: dict[tuple[str, str, str, str], Edge] = {}
-            fields: dict[str, RankFields] = {}
-            found: dict[str, dict[str, list[tuple[int, str, str]]]] = {v: {} for v in vias}
-
-            def big_hub_side(
-                side: Sequence[Sequence[Any]], via: str, mid: str, hub: str
-            ) -> list[tuple[str, int]]:
-                """(member, micros) nearest first, with the tie group the limit cut, if any."""
-                rows = [(str(o), int(t)) for o, t, *_ in side]
-                for other, _, *values in side:
-                    fields[str(other)] = _rank_fields(values)
-                if limit > 0 and len(rows) > limit and rows[limit][1] == rows[limit - 1][1]:
-                    tie_query = _sibling_query(_Q_SIBLINGS_AT, via, where)
-                    return self._tie_group(tx, tie_query, params, mid, hub, rows, limit)
-                return rows
-
-            rec = tx.run(query, params).single(strict=True)
-            for seed_id, seed_at, *entry in rec["seeds"]:
-                mid, at, part = str(seed_id), int(seed_at), dict(zip(columns, entry, strict=True))
-                if lineage:
-                    _add_lineage(part["lineage"], edges, fields)
-                for via in vias:
-                    bucket = found[via].setdefault(mid, [])
-                    for hub, near, later, earlier in part[f"{via}_hubs"]:
-                        for other, gap, *values in near:
-                            fields[str(other)] = _rank_fields(values)
-                            bucket.append((int(gap), str(other), str(hub)))
-                        for side in (later, earlier):
-                            rows = big_hub_side(side, via, mid, str(hub))
-                            bucket.extend((abs(t - at), o, str(hub)) for o, t in rows)
-            for via in vias:
-                _pick_nearest(found[via], limit, siblings[via])
-            picked = {o for by_seed in siblings.values() for b in by_seed.values() for o, _ in b}
-            unscored = picked - fields.keys()
-            if unscored:  # tie groups add members the query did not score
-                fields.update(_read_rank_fields(tx, flt, sorted(unscored)))
-            seeds = set(unique)
-            wanted = picked | {b for _, x, y, _ in edges for a, b in ((x, y), (y, x)) if a in seeds}
-            order = sorted(edges, key=lambda i: (_LINEAGE_ORDER[i[0]], i[1:]))
-            return Neighbourhood(
-                [edges[i] for i in order],
-                siblings,
-                {mid: f for mid, f in fields.items() if mid in wanted},
-                {m.id: m for m in map(_memory_from_props, rec["fetched"])},
-            )
+            return self._hood_from(tx, tx.run(query, params).single(strict=True), ask)
 
         return self._guard(what, lambda: self._read(read))
+
+    def _hood_from(self, tx: _Reader, rec: Record, ask: _HoodAsk) -> Neighbourhood:
+        """The ``Neighbourhood`` in a record of ``_hood_query``'s ``seeds`` and ``fetched``;
+        a tie group a big hub's limit cut is read in ``tx``."""
+        limit, vias = ask.limit, ask.vias
+        siblings: dict[str, dict[str, list[tuple[str, str]]]] = {
+            via: {mid: [] for mid in ask.ids} for via in vias
+        }
+        columns = _hood_columns(vias, ask.lineage)
+        edges: dict[tuple[str, str, str, str], Edge] = {}
+        fields: dict[str, RankFields] = {}
+        found: dict[str, dict[str, list[tuple[int, str, str]]]] = {v: {} for v in vias}
+
+        def big_hub_side(
+            side: Sequence[Sequence[Any]], via: str, mid: str, hub: str
+        ) -> list[tuple[str, int]]:
+            """(member, micros) nearest first, with the tie group the limit cut, if any."""
+            rows = [(str(o), int(t)) for o, t, *_ in side]
+            for other, _, *values in side:
+                fields[str(other)] = _rank_fields(values)
+            if limit > 0 and len(rows) > limit and rows[limit][1] == rows[limit - 1][1]:
+                tie_query = _sibling_query(_Q_SIBLINGS_AT, via, ask.where)
+                return self._tie_group(tx, tie_query, ask.params, mid, hub, rows, limit)
+            return rows
+
+        for seed_id, seed_at, *entry in rec["seeds"]:
+            mid, at, part = str(seed_id), int(seed_at), dict(zip(columns, entry, strict=True))
+            if ask.lineage:
+                _add_lineage(part["lineage"], edges, fields)
+            for via in vias:
+                bucket = found[via].setdefault(mid, [])
+                for hub, near, later, earlier in part[f"{via}_hubs"]:
+                    for other, gap, *values in near:
+                        fields[str(other)] = _rank_fields(values)
+                        bucket.append((int(gap), str(other), str(hub)))
+                    for side in (later, earlier):
+                        rows = big_hub_side(side, via, mid, str(hub))
+                        bucket.extend((abs(t - at), o, str(hub)) for o, t in rows)
+        for via in vias:
+            _pick_nearest(found[via], limit, siblings[via])
+        picked = {o for by_seed in siblings.values() for b in by_seed.values() for o, _ in b}
+        unscored = picked - fields.keys()
+        if unscored:  # tie groups add members the query did not score
+            fields.update(_read_rank_fields(tx, ask.flt, sorted(unscored)))
+        seeds = set(ask.ids)
+        wanted = picked | {b for _, x, y, _ in edges for a, b in ((x, y), (y, x)) if a in seeds}
+        order = sorted(edges, key=lambda i: (_LINEAGE_ORDER[i[0]], i[1:]))
+        return Neighbourhood(
+            [edges[i] for i in order],
+            siblings,
+            {mid: f for mid, f in fields.items() if mid in wanted},
+            {m.id: m for m in map(_memory_from_props, rec["fetched"])},
+        )
 
     def statuses(self, ids: Iterable[str]) -> dict[str, str]:
         id_list = list(dict.fromkeys(ids))

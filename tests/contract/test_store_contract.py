@@ -25,6 +25,7 @@ from amem_graph.errors import (
 )
 from amem_graph.models import Memory, content_hash
 from amem_graph.schema import AGENT, EPISODE, MEMORY, OUTCOME, TASK
+from amem_graph.seeding import SeedPlan
 from amem_graph.stores.base import (
     Edge,
     EdgeWrite,
@@ -36,6 +37,7 @@ from amem_graph.stores.base import (
     RankFields,
     WriteBatch,
     neighbourhood_by_parts,
+    search_expand_by_parts,
 )
 
 T0 = datetime(2026, 1, 5, 9, 30, tzinfo=UTC)
@@ -1003,6 +1005,59 @@ def test_neighbourhood_reads_the_fetched_memories_whole_in_the_same_call(s: Grap
     assert hood.memories["hit"].status == "retracted" and hood.memories["hit"].embedding is None
     assert set(hood.fields) == set()  # the retracted neighbour is still not admitted
     assert s.neighbourhood([], MemoryFilter(), 5, ["seed"]).memories.keys() == {"seed"}
+
+
+def test_search_expand_is_the_search_then_the_first_hop_from_the_plans_seeds(
+    s: GraphStore,
+) -> None:
+    minute = timedelta(minutes=1)
+    s.apply(
+        WriteBatch(
+            memories=[
+                # equal texts: equal BM25 scores, a tie the seed choice must rank alike
+                mem("a", "deploy runner pool", vec=axis(0, 0.1), task="t"),
+                mem("b", "deploy runner pool", vec=axis(0, 0.2), created=T0 + minute),
+                mem("c", "runner pool notes", vec=axis(1), task="t", created=T0 + 2 * minute),
+                mem("d", "deploy runner pool", vec=axis(0, 0.05), status="retracted"),
+                mem("e", "zebra crossing", vec=axis(3), created=T0 + 3 * minute),
+                mem("f", "gardening", vec=axis(4), task="t", created=T0 + 4 * minute),
+                mem("g", "deploy once", vec=axis(0, 0.4), created=T0 + 5 * minute),
+            ],
+            nodes=[NodeWrite(TASK, "t")],
+            edges=[
+                EdgeWrite("DERIVED_FROM", "e", "a"),
+                EdgeWrite("LINKED", "b", "d", {"weight": 0.5}, key="k"),
+                *(EdgeWrite("FOR_TASK", m, "t") for m in ("a", "c", "f")),
+            ],
+        )
+    )
+    plan = SeedPlan(vector_weight=1.0, text_weight=0.2, rrf_k=30, seeds=2, fetch=3, limit=5)
+    query = "deploy runner pool"
+    cases = [
+        (axis(0), query, 4, 4, MemoryFilter()),
+        (axis(0), query, 4, 4, ANY),  # the retracted memory is a candidate and a seed
+        (axis(0), query, 4, 0, MemoryFilter()),  # vector only
+        (None, query, 0, 4, MemoryFilter()),  # text only
+        (axis(0), "+-&&", 4, 4, MemoryFilter()),  # a query with no terms
+        (axis(5), "nothing matches", 4, 4, MemoryFilter(agents=("nobody",))),  # no candidate
+    ]
+    for vector, text, n_vector, n_text, flt in cases:
+        got = s.search_expand(vector, text, n_vector, n_text, flt, plan)
+        assert got == search_expand_by_parts(s, vector, text, n_vector, n_text, flt, plan)
+        assert got.found == s.search(vector, text, n_vector, n_text, flt)
+        seeds, fetch = plan.choose(got.found.vector, got.found.text)
+        assert got.seeds == seeds
+        assert got.hood == s.neighbourhood(sorted(seeds), flt, plan.limit, fetch)
+    first = s.search_expand(axis(0), query, 4, 4, MemoryFilter(), plan)
+    # "a" and "b" tie on text; both lead on vector: the seeds, and "g" the third to fetch
+    assert first.seeds == ["a", "b"] and set(first.hood.memories) == {"a", "b", "g"}
+    assert {(e.type, e.src, e.dst) for e in first.hood.edges} == {
+        ("DERIVED_FROM", "e", "a"),
+        ("LINKED", "b", "d"),
+    }
+    assert first.hood.siblings["FOR_TASK"]["a"] == [("c", "t"), ("f", "t")]
+    assert set(first.hood.fields) == {"e", "c", "f"}  # the retracted link is not admitted
+    assert s.search_expand(axis(5), "nothing matches", 4, 4, cases[-1][4], plan).seeds == []
 
 
 # -- lifecycle ------------------------------------------------------------------------------

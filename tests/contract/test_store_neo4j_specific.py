@@ -29,6 +29,7 @@ from amem_graph.errors import (
 )
 from amem_graph.models import Memory, content_hash
 from amem_graph.schema import EDGE_TYPES, NODE_LABELS
+from amem_graph.seeding import SeedPlan
 from amem_graph.stores import neo4j as neo4j_store
 from amem_graph.stores.base import (
     EdgeWrite,
@@ -37,6 +38,7 @@ from amem_graph.stores.base import (
     NodeWrite,
     WriteBatch,
     neighbourhood_by_parts,
+    search_expand_by_parts,
 )
 from amem_graph.stores.neo4j import (
     VECTOR_INDEX,
@@ -422,6 +424,68 @@ def test_vector_search_grows_the_ann_fetch_before_scanning(
     monkeypatch.setattr(neo4j_store, "_EXACT_MAX", 20_000)
     assert neo.vector_search(_vec(0, 0.0), 3, MemoryFilter(scopes=("B",))) == got
     assert len(exact_calls) == 1  # the selective filter now goes straight to the exact scan
+
+
+@pytest.mark.neo4j
+def test_search_expand_is_one_query_and_redoes_the_hop_when_the_servers_seeds_were_wrong(
+    neo: Neo4jStore, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    neo.ensure_embedder("t", 8)
+
+    def memory(mid: str, scope: str, tilt: float) -> Memory:
+        text = f"{scope} notes"
+        return Memory(
+            id=mid,
+            content=text,
+            scope=scope,
+            created_at=T0,
+            valid_from=T0,
+            content_hash=content_hash(text),
+            embedding=_vec(0, tilt),
+        )
+
+    crowd = [memory(f"c{i}", "A", 0.01 * i) for i in range(6)]
+    rare = [memory(f"r{i}", "B", 2.0 + i) for i in range(3)]
+    child = memory("r-child", "B", 9.0)
+    neo.apply(
+        WriteBatch(
+            memories=[*crowd, *rare, child],
+            edges=[
+                EdgeWrite("DERIVED_FROM", "r-child", "r0"),
+                EdgeWrite("DERIVED_FROM", "c1", "c0"),
+            ],
+        )
+    )
+    plan = SeedPlan(vector_weight=1.0, text_weight=0.2, rrf_k=30, seeds=2, fetch=3, limit=5)
+    statements: list[str] = []
+    hops: list[list[str]] = []
+    run, neighbourhood = Session.run, neo.neighbourhood
+
+    def run_spy(self: Session, query: Any, *args: Any, **kwargs: Any) -> Any:
+        statements.append(str(query))
+        return run(self, query, *args, **kwargs)
+
+    def hood_spy(ids: Any, *args: Any) -> Any:
+        hops.append(list(ids))
+        return neighbourhood(ids, *args)
+
+    monkeypatch.setattr(Session, "run", run_spy)
+    monkeypatch.setattr(neo, "neighbourhood", hood_spy)
+    query = _vec(0, 0.0)
+    # ordinary: the search, the seed choice and the hop are one statement
+    got = neo.search_expand(query, "notes", 2, 4, MemoryFilter(), plan)
+    assert len(statements) == 1 and hops == []
+    assert got.seeds == ["c0", "c1"] and [e.src for e in got.hood.edges] == ["c1"]
+    assert got == search_expand_by_parts(neo, query, "notes", 2, 4, MemoryFilter(), plan)
+    # scope B: the first ANN fetch (3 of the crowd) admits nothing, so the vector path is
+    # redone; the seeds the server picked from its starved lists are not the plan's
+    statements.clear()
+    hops.clear()
+    flt = MemoryFilter(scopes=("B",))
+    got = neo.search_expand(query, "crowd", 2, 4, flt, plan)
+    assert got.seeds == ["r0", "r1"] and hops == [["r0", "r1"]]
+    assert [e.src for e in got.hood.edges] == ["r-child"]
+    assert got == search_expand_by_parts(neo, query, "crowd", 2, 4, flt, plan)
 
 
 @pytest.mark.neo4j
