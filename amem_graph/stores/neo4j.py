@@ -37,7 +37,7 @@ import re
 import threading
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from typing import Any, Final, LiteralString, TypeVar
 
@@ -125,6 +125,11 @@ _EPOCH: Final = datetime(1970, 1, 1, tzinfo=UTC)
 
 #: ``search`` asks each index for this many times the candidates wanted, in one query
 FIRST_FETCH: Final = 1.25
+#: Lucene's BM25 leaves out the constant (k1 + 1): scores are multiplied by it, so both stores
+#: report the same value
+_BM25_SCALE: Final = K1 + 1
+#: what a search path's scores are multiplied by, per column prefix (vector, text)
+_PATH_SCALE: Final = {"v_": 1.0, "t_": _BM25_SCALE}
 #: searches: first over-fetch is max(k * _OVERFETCH, _MIN_FETCH) from the index, then x4
 _OVERFETCH: Final = 2
 _MIN_FETCH: Final = 32
@@ -417,14 +422,19 @@ def _collect_hits(
     return out
 
 
+def _fetch_size(n: int) -> int:
+    """How many hits a search path's first fetch asks its index for, to keep n."""
+    return math.ceil(n * FIRST_FETCH)
+
+
 def _first_fetch(
-    rec: Record, prefix: str, fetch: int, n: int, fields: dict[str, RankFields], scale: float
+    rec: Record, prefix: str, n: int, fields: dict[str, RankFields]
 ) -> list[tuple[str, float]] | None:
     """The top n of a search path's first fetch (columns ``<prefix>raw``/``<prefix>hits``),
-    their fields added to ``fields``; None when the filter starved it and the index may hold
-    more (the path must be redone with a growing fetch)."""
-    hits = _top(_collect_hits(rec[f"{prefix}hits"], fields, scale), n)
-    if len(hits) < n and rec[f"{prefix}raw"] >= fetch:
+    scaled by ``_PATH_SCALE``, their fields added to ``fields``; None when the filter starved
+    it and the index may hold more (the path must be redone with a growing fetch)."""
+    hits = _top(_collect_hits(rec[f"{prefix}hits"], fields, _PATH_SCALE[prefix]), n)
+    if len(hits) < n and rec[f"{prefix}raw"] >= _fetch_size(n):
         return None
     return hits
 
@@ -436,10 +446,10 @@ def _search_expand_args(
     (``<prefix>n``) and size (``<prefix>k``), the plan, and the hop's limits."""
     return {
         "v_index": VECTOR_INDEX, "v_q": q, "v_k": sizes["v_"],
-        "v_n": math.ceil(sizes["v_"] * FIRST_FETCH),
+        "v_n": _fetch_size(sizes["v_"]),
         "t_index": TEXT_INDEX, "t_q": lucene, "t_k": sizes["t_"],
-        "t_n": math.ceil(sizes["t_"] * FIRST_FETCH),
-        "t_scale": K1 + 1, "rel": TIE_REL, "rrf_k": plan.rrf_k,
+        "t_n": _fetch_size(sizes["t_"]),
+        "t_scale": _BM25_SCALE, "rel": TIE_REL, "rrf_k": plan.rrf_k,
         "v_w": float(plan.vector_weight), "t_w": float(plan.text_weight),
         "n_seeds": plan.seeds, "n_fetch": plan.fetch,
         "limit": max(plan.limit, 0), "small": _SMALL_HUB,
@@ -857,11 +867,10 @@ _Q_WIPE_CHUNK: Final = "MATCH (n) WITH n LIMIT $chunk DETACH DELETE n RETURN cou
 
 @dataclass(frozen=True, slots=True)
 class _HoodAsk:
-    """What a ``_hood_query`` record is read against: its seeds (in the order their entries
-    are keyed), the filter and fan-out limit, and the query's parts and parameters (for the
-    extra reads a big hub's tie group needs)."""
+    """What a ``_hood_query`` record is read against besides its seeds: the filter and fan-out
+    limit, and the query's parts and parameters (for the extra reads a big hub's tie group
+    needs)."""
 
-    ids: list[str]
     flt: MemoryFilter
     limit: int
     vias: tuple[str, ...]
@@ -1538,16 +1547,15 @@ class Neo4jStore:
                 v_params = {**params, "v_q": q, "v_index": VECTOR_INDEX}
                 calls.append(
                     lambda: self._search_part(
-                        _Q_SEARCH_VECTOR, "v_", where, v_params, n_vector, fields, 1.0,
+                        _Q_SEARCH_VECTOR, "v_", where, v_params, n_vector, fields,
                         lambda: self.vector_search(q, n_vector, flt),
                     )
                 )  # fmt: skip
             if lucene:
                 t_params = {**params, "t_q": lucene, "t_index": TEXT_INDEX}
-                # Lucene's BM25 leaves out the constant (k1 + 1): put back as in text_search
                 calls.append(
                     lambda: self._search_part(
-                        _Q_SEARCH_TEXT, "t_", where, t_params, n_text, fields, K1 + 1,
+                        _Q_SEARCH_TEXT, "t_", where, t_params, n_text, fields,
                         lambda: self.text_search(query, n_text, flt),
                     )
                 )  # fmt: skip
@@ -1569,18 +1577,16 @@ class Neo4jStore:
         params: dict[str, Any],
         n: int,
         fields: dict[str, RankFields],
-        scale: float,
         redo: Callable[[], list[tuple[str, float]]],
     ) -> list[tuple[str, float]]:
         """One index path of ``search`` (its parameters and columns named with ``prefix``):
-        the top n admitted (id, score x scale), their fields added to ``fields``; ``redo``
+        the top n admitted (id, scaled score), their fields added to ``fields``; ``redo``
         when the filter starved the first fetch."""
-        fetch = math.ceil(n * FIRST_FETCH)
         cypher = template.replace("%FIELDS%", _RANK_FIELDS).replace("%FILTER%", where)
-        args = {**params, f"{prefix}n": fetch}
+        args = {**params, f"{prefix}n": _fetch_size(n)}
         rec = self._read(lambda tx: tx.run(cypher, args).single(strict=True))
         found: dict[str, RankFields] = {}
-        hits = _first_fetch(rec, prefix, fetch, n, found, scale)
+        hits = _first_fetch(rec, prefix, n, found)
         if hits is None:
             hits = redo()
         fields.update(found)  # dict updates are atomic under the GIL
@@ -1613,7 +1619,7 @@ class Neo4jStore:
             where, params = _filter_clause(flt)
             sizes = {"v_": n_vector if q is not None else 0, "t_": n_text if lucene else 0}
             params.update(_search_expand_args(q, lucene, sizes, plan))
-            ask = _HoodAsk([], flt, params["limit"], SIBLING_EDGES, True, where, params)
+            ask = _HoodAsk(flt, params["limit"], SIBLING_EDGES, True, where, params)
             redo: dict[str, Callable[[], list[tuple[str, float]]]] = {
                 "v_": lambda: self.vector_search(vector or [], n_vector, flt),
                 "t_": lambda: self.text_search(query, n_text, flt),
@@ -1638,9 +1644,7 @@ class Neo4jStore:
         fields: dict[str, RankFields] = {}
         lists: dict[str, list[tuple[str, float]]] = {}
         for prefix, n in sizes.items():
-            scale = K1 + 1 if prefix == "t_" else 1.0  # as in ``search``
-            fetch = ask.params[f"{prefix}n"]
-            hits = _first_fetch(rec, prefix, fetch, n, fields, scale) if n else []
+            hits = _first_fetch(rec, prefix, n, fields) if n else []
             lists[prefix] = redo[prefix]() if hits is None else hits
         by_vector, by_text = lists["v_"], lists["t_"]
         missing = [i for i, _ in by_vector + by_text if i not in fields]
@@ -1651,7 +1655,7 @@ class Neo4jStore:
         if set(seeds) != set(rec["seed_ids"]) or set(fetch_ids) != set(rec["fetch_ids"]):
             hood = self.neighbourhood(sorted(seeds), ask.flt, plan.limit, fetch_ids)
         else:
-            hood = self._hood_from(tx, rec, replace(ask, ids=sorted(seeds)))
+            hood = self._hood_from(tx, rec, sorted(seeds), ask)
         return Expansion(found, seeds, hood)
 
     def _concurrently(self, calls: Sequence[Callable[[], _T]]) -> list[_T]:
@@ -1737,9 +1741,7 @@ class Neo4jStore:
             n = max(k * _OVERFETCH, _MIN_FETCH)
             while True:
                 rec = tx.run(cypher, {**params, "n": n}).single(strict=True)
-                # Lucene's BM25 leaves out the constant (k1 + 1): put it back so both stores
-                # report the same value
-                hits = [(str(i), float(s) * (K1 + 1)) for i, s in rec["hits"]]
+                hits = [(str(i), float(s) * _BM25_SCALE) for i, s in rec["hits"]]
                 if len(hits) >= k or rec["raw"] < n:
                     return _top(hits, k)
                 n *= 4
@@ -1804,19 +1806,20 @@ class Neo4jStore:
             }
         )
         query = _neighbourhood_query(where, vias, lineage)
-        ask = _HoodAsk(unique, flt, max(int(limit), 0), tuple(vias), lineage, where, params)
+        ask = _HoodAsk(flt, params["limit"], tuple(vias), lineage, where, params)
 
         def read(tx: _Reader) -> Neighbourhood:
-            return self._hood_from(tx, tx.run(query, params).single(strict=True), ask)
+            return self._hood_from(tx, tx.run(query, params).single(strict=True), unique, ask)
 
         return self._guard(what, lambda: self._read(read))
 
-    def _hood_from(self, tx: _Reader, rec: Record, ask: _HoodAsk) -> Neighbourhood:
-        """The ``Neighbourhood`` in a record of ``_hood_query``'s ``seeds`` and ``fetched``;
-        a tie group a big hub's limit cut is read in ``tx``."""
+    def _hood_from(self, tx: _Reader, rec: Record, ids: list[str], ask: _HoodAsk) -> Neighbourhood:
+        """The ``Neighbourhood`` of the seeds ``ids`` (keyed in that order) in a record of
+        ``_hood_query``'s ``seeds`` and ``fetched``; a tie group a big hub's limit cut is read
+        in ``tx``."""
         limit, vias = ask.limit, ask.vias
         siblings: dict[str, dict[str, list[tuple[str, str]]]] = {
-            via: {mid: [] for mid in ask.ids} for via in vias
+            via: {mid: [] for mid in ids} for via in vias
         }
         columns = _hood_columns(vias, ask.lineage)
         edges: dict[tuple[str, str, str, str], Edge] = {}
@@ -1854,7 +1857,7 @@ class Neo4jStore:
         unscored = picked - fields.keys()
         if unscored:  # tie groups add members the query did not score
             fields.update(_read_rank_fields(tx, ask.flt, sorted(unscored)))
-        seeds = set(ask.ids)
+        seeds = set(ids)
         wanted = picked | {b for _, x, y, _ in edges for a, b in ((x, y), (y, x)) if a in seeds}
         order = sorted(edges, key=lambda i: (_LINEAGE_ORDER[i[0]], i[1:]))
         return Neighbourhood(
