@@ -4,6 +4,7 @@
     python bench/bench_store.py --sizes 10000 --neo4j bolt://127.0.0.1:7687 # and Neo4j
     python bench/bench_store.py --sizes 100000 --neo4j URI --keep            # leave it loaded
     python bench/bench_store.py --sizes 100000 --neo4j URI --reuse --no-local  # settled index
+    python bench/bench_store.py --sizes 100000 --neo4j URI --reuse --no-local --breakdown
 
 Right after a bulk load Neo4j's vector index is many small Lucene segments, which makes every
 vector query (recall's and the baseline's) slower; the segments are merged at the next
@@ -16,6 +17,8 @@ Recall: p50/p95 of the full hybrid ``recall`` (vector + BM25 + graph + priors, k
 query embedding precomputed (its MiniLM cost is reported on its own line). Baselines: plain
 numpy exact top-k over the same vectors (embedded); a bare ``db.index.vector.queryNodes`` call
 (Neo4j), at k=10 and at the depth recall asks the vector index for.
+``--breakdown`` also times recall without the graph, without BM25, and dense only, to show
+what each part costs.
 
 Both sides are warmed up first, then timed in alternating blocks of ``BLOCK`` queries, so a
 noisy spell on the machine hits recall and its baseline alike. Each block opens with one
@@ -34,6 +37,7 @@ import tempfile
 import time
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -61,46 +65,51 @@ def ingest(mg: MemoryGraph, rows: list[dict[str, object]]) -> float:
     return len(rows) / (time.perf_counter() - t)
 
 
-def numpy_topk(vectors: np.ndarray, k: int) -> Callable[[np.ndarray], None]:
+#: one timed call of a side of the comparison, for query number i
+Side = Callable[[int], object]
+#: ``--breakdown``: recall with parts switched off, to show what each part costs
+VARIANTS: dict[str, dict[str, float]] = {
+    "no graph": {"graph_weight": 0.0},
+    "no BM25": {"text_weight": 0.0},
+    "dense only": {"graph_weight": 0.0, "text_weight": 0.0},
+}
+
+
+def numpy_topk(vectors: np.ndarray, qvecs: np.ndarray, k: int) -> Side:
     """The floor: exact cosine top-k over an in-memory float32 matrix."""
 
-    def one(q: np.ndarray) -> None:
-        scores = vectors @ q
+    def one(i: int) -> None:
+        scores = vectors @ qvecs[i]
         top = np.argpartition(-scores, k)[:k]
         top[np.argsort(-scores[top])]
 
     return one
 
 
-def neo4j_bare(store: GraphStore, k: int) -> Callable[[np.ndarray], None]:
+def neo4j_bare(store: GraphStore, qvecs: np.ndarray, k: int) -> Side:
     """The floor on Neo4j: one bare vector index call per query."""
     raw = store.raw_vector_query  # type: ignore[attr-defined]
-    return lambda q: raw(q.tolist(), k)
+    return lambda i: raw(qvecs[i].tolist(), k)
 
 
-def alternate(
-    mg: MemoryGraph,
-    qtexts: list[str],
-    qvecs: np.ndarray,
-    k: int,
-    *bases: Callable[[np.ndarray], None],
-) -> tuple[list[float], list[list[float]]]:
-    """Recall and each baseline timed in alternating blocks, after a warm-up of each."""
+def recaller(mg: MemoryGraph, qtexts: list[str], k: int, **options: Any) -> Side:
+    """The full hybrid recall (query vectors come precomputed from the lookup embedder)."""
+    return lambda i: mg.recall(qtexts[i], k=k, scope="default", **options)
+
+
+def alternate(sides: list[Side], n: int) -> list[list[float]]:
+    """Milliseconds of each side on queries 0..n-1, after a warm-up of each, timed in
+    alternating blocks that each open with one untimed call."""
     for j in range(WARMUP):
-        mg.recall(qtexts[j], k=k, scope="default")
-        for base in bases:
-            base(qvecs[j])
-    rec: list[float] = []
-    base_times: list[list[float]] = [[] for _ in bases]
-    for start in range(0, len(qtexts), BLOCK):
-        texts, vecs = qtexts[start : start + BLOCK], qvecs[start : start + BLOCK]
+        for side in sides:
+            side(j)
+    times: list[list[float]] = [[] for _ in sides]
+    for start in range(0, n, BLOCK):
         opener = (start // BLOCK) % WARMUP  # a warm-up query: nothing new gets cached
-        mg.recall(qtexts[opener], k=k, scope="default")
-        rec.extend(clock(mg.recall, text, k=k, scope="default") for text in texts)
-        for times, base in zip(base_times, bases, strict=True):
-            base(qvecs[opener])
-            times.extend(clock(base, vec) for vec in vecs)
-    return rec, base_times
+        for out, side in zip(times, sides, strict=True):
+            side(opener)
+            out.extend(clock(side, i) for i in range(start, min(start + BLOCK, n)))
+    return times
 
 
 def ratios(rec: list[float], base: list[float]) -> str:
@@ -120,6 +129,17 @@ def report(
         f"{pct(base, 95):6.2f} ms  | {ratios(rec, base)}",
         flush=True,
     )
+
+
+def report_variants(
+    variants: dict[str, dict[str, float]], times: list[list[float]], base: list[float]
+) -> None:
+    for (name, options), rec in zip(variants.items(), times, strict=True):
+        print(
+            f"{'':6} recall {name} ({options}): p50 {median(rec):6.2f} ms p95 "
+            f"{pct(rec, 95):6.2f} ms  | {ratios(rec, base)}",
+            flush=True,
+        )
 
 
 def minilm_query_ms() -> float | None:
@@ -149,14 +169,19 @@ class Workload:
         self.embedder = LookupEmbedder(texts + self.qtexts, np.vstack([self.vectors, self.qvecs]))
 
 
-def bench_local(w: Workload, k: int) -> None:
+def bench_local(w: Workload, k: int, breakdown: bool) -> None:
     with (
         tempfile.TemporaryDirectory() as tmp,
         MemoryGraph.open(f"{tmp}/bench.db", embedder=w.embedder) as mg,
     ):
         rate = ingest(mg, w.rows)
-        rec, (base,) = alternate(mg, w.qtexts, w.qvecs, k, numpy_topk(w.vectors, k))
+        variants = VARIANTS if breakdown else {}
+        sides = [recaller(mg, w.qtexts, k, **o) for o in variants.values()]
+        *parts, rec, base = alternate(
+            [*sides, recaller(mg, w.qtexts, k), numpy_topk(w.vectors, w.qvecs, k)], len(w.qtexts)
+        )
     report("local", w.n, rate, rec, base, "numpy top-k")
+    report_variants(variants, parts, base)
 
 
 def holds(store: GraphStore, w: Workload) -> bool:
@@ -183,7 +208,7 @@ def count_calls(store: GraphStore, name: str) -> list[int]:
     return calls
 
 
-def bench_neo4j(w: Workload, k: int, uri: str, keep: bool, reuse: bool) -> None:
+def bench_neo4j(w: Workload, k: int, uri: str, keep: bool, reuse: bool, breakdown: bool) -> None:
     store = Neo4jStore.connect(uri)
     reused = reuse and holds(store, w)
     if not reused:
@@ -193,17 +218,22 @@ def bench_neo4j(w: Workload, k: int, uri: str, keep: bool, reuse: bool) -> None:
         depth = math.ceil(vector_depth(mg.config.retrieval, k) * FIRST_FETCH)
         # recall's search and first hop are one query unless the server's seeds were wrong
         redone = count_calls(store, "neighbourhood")
-        rec, (base, deep) = alternate(
-            mg, w.qtexts, w.qvecs, k, neo4j_bare(store, k), neo4j_bare(store, depth)
+        expanded = count_calls(store, "search_expand")
+        variants = VARIANTS if breakdown else {}
+        sides = [recaller(mg, w.qtexts, k, **o) for o in variants.values()]
+        bare = [neo4j_bare(store, w.qvecs, n) for n in (k, depth)]
+        *parts, rec, base, deep = alternate(
+            [*sides, recaller(mg, w.qtexts, k), *bare], len(w.qtexts)
         )
         report("neo4j", w.n, rate, rec, base, "bare queryNodes")
         print(
             f"{'':6} bare queryNodes at k={depth} (the depth recall asks the vector "
             f"index for): p50 {median(deep):6.2f} ms p95 {pct(deep, 95):6.2f} ms  | "
             f"{ratios(rec, deep)}  | first hop redone "
-            f"{redone[0]} of {WARMUP + len(rec)} recalls",
+            f"{redone[0]} of {expanded[0]} recalls",
             flush=True,
         )
+        report_variants(variants, parts, base)
         if not keep:
             store.wipe()
 
@@ -223,6 +253,11 @@ def main() -> None:
         "--reuse", action="store_true", help="measure Neo4j data a --keep run left (no ingest)"
     )
     parser.add_argument("--no-local", action="store_true", help="skip the embedded store")
+    parser.add_argument(
+        "--breakdown",
+        action="store_true",
+        help="also time recall without the graph, without BM25, and dense only",
+    )
     args = parser.parse_args()
     sizes = [int(s) for s in args.sizes.split(",")]
     print(f"batch={BATCH} queries={args.queries} k={args.k} cpus={os.cpu_count()}")
@@ -232,10 +267,17 @@ def main() -> None:
     # every embedded size first, so the server's after-work (merges, GC) cannot slow them
     for n in sizes:
         if not args.no_local:
-            bench_local(Workload(n, args.queries), args.k)
+            bench_local(Workload(n, args.queries), args.k, args.breakdown)
     if args.neo4j:
         for n in sizes:
-            bench_neo4j(Workload(n, args.queries), args.k, args.neo4j, args.keep, args.reuse)
+            bench_neo4j(
+                Workload(n, args.queries),
+                args.k,
+                args.neo4j,
+                args.keep,
+                args.reuse,
+                args.breakdown,
+            )
 
 
 if __name__ == "__main__":
