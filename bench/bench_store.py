@@ -190,10 +190,8 @@ def holds(store: GraphStore, w: Workload) -> bool:
         return False
     first, last = "m0", f"m{w.n - 1}"
     found = store.get_memories([first, last], embeddings=False)
-    return [found[i].content if i in found else None for i in (first, last)] == [
-        w.rows[0]["content"],
-        w.rows[-1]["content"],
-    ]
+    held = [(found[i].content, found[i].episode) if i in found else None for i in (first, last)]
+    return held == [(row["content"], row["episode"]) for row in (w.rows[0], w.rows[-1])]
 
 
 def count_calls(store: GraphStore, name: str) -> list[int]:

@@ -117,8 +117,13 @@ def corpus(n: int, dims: int = 384, seed: int = 0) -> tuple[list[str], np.ndarra
     return texts, vectors
 
 
+#: memories per episode in ``items``
+EPISODE = 25
+
+
 def items(texts: Sequence[str], start: datetime | None = None) -> list[dict[str, object]]:
-    """remember_many items for a corpus, spread over agents, tasks and a year of time."""
+    """remember_many items for a corpus, spread over agents, tasks (big hubs), episodes of
+    ``EPISODE`` consecutive memories (small hubs) and a year of time."""
     t0 = start or datetime(2026, 1, 1, tzinfo=UTC)
     return [
         {
@@ -126,6 +131,7 @@ def items(texts: Sequence[str], start: datetime | None = None) -> list[dict[str,
             "id": f"m{i}",
             "agent": f"agent-{i % 8}",
             "task": f"task-{i % 50}",
+            "episode": f"episode-{i // EPISODE}",
             "timestamp": t0 + timedelta(minutes=5 * i),
         }
         for i, t in enumerate(texts)

@@ -647,6 +647,7 @@ _MICROS: Final = "(%V%.created_at.epochSeconds * 1000000 + %V%.created_at.nanose
 _Q_SIBLINGS_AT: Final = """
 MATCH (s:Memory {id: $id})
 MATCH (m:Memory)
+USING INDEX SEEK m:Memory(%P%, created_at)
 WHERE m.%P% = $hub AND m.created_at = datetime({epochSeconds: $secs, nanosecond: $nanos})
   AND m <> s AND %FILTER% AND EXISTS { (m)-[:%T%]->(:%H% {id: $hub}) }
 RETURN collect(m.id) AS ids
@@ -695,6 +696,7 @@ CALL {
     WITH s, h, degree
     WITH s, h WHERE degree > $small
     MATCH (m:Memory)
+    USING INDEX SEEK m:Memory(%P%, created_at)
     WHERE m.%P% = h.id AND m.created_at >= s.created_at AND m <> s AND %FILTER%
       AND EXISTS { (m)-[:%T%]->(h) }
     WITH m ORDER BY m.%P% ASC, m.created_at ASC LIMIT $limit + 1
@@ -704,6 +706,7 @@ CALL {
     WITH s, h, degree
     WITH s, h WHERE degree > $small
     MATCH (m:Memory)
+    USING INDEX SEEK m:Memory(%P%, created_at)
     WHERE m.%P% = h.id AND m.created_at < s.created_at AND %FILTER%
       AND EXISTS { (m)-[:%T%]->(h) }
     WITH m ORDER BY m.%P% DESC, m.created_at DESC LIMIT $limit + 1

@@ -574,3 +574,40 @@ def test_big_hubs_give_the_same_siblings_as_small_ones(
     assert all(len(pairs) <= 4 for pairs in whole[0].values())
     assert "s03" not in {o for pairs in whole[0].values() for o, _ in pairs}
     assert whole[4]["s00"] == [("s09", "hub")] and whole[4]["s10"] == [("s00", "hub")]
+
+
+def _hub_index_operators(plan: dict[str, Any]) -> list[str]:
+    """Operators in a plan that read a (hub property, created_at) index, depth first."""
+    details = str(plan.get("args", {}).get("Details", ""))
+    found = [
+        str(plan["operatorType"]).split("@")[0]
+        for prop in neo4j_store._SIBLING_PROPS.values()
+        if f"Memory({prop}, created_at)" in details
+    ]
+    for child in plan.get("children", []):
+        found += _hub_index_operators(child)
+    return found
+
+
+@pytest.mark.neo4j
+def test_big_hub_walks_seek_the_time_index_in_every_plan(neo: Neo4jStore) -> None:
+    """A big hub is walked from the seed's time through its (hub, created_at) index. Left to
+    itself the planner sometimes scanned that whole index in order instead, for every seed
+    (recall measured 170 ms instead of 20 at 10k memories), so the walks carry a seek hint."""
+    flt = MemoryFilter(scopes=("default",), as_of=T0)
+    where, params = neo4j_store._filter_clause(flt)
+    params.update(ids=[], fetch=[], limit=10, small=200, hub="h", secs=0, nanos=0, id="a")
+    statements = {
+        "neighbourhood": neo4j_store._neighbourhood_query(where, neo4j_store.SIBLING_EDGES, True),
+        "tie group": neo4j_store._sibling_query(neo4j_store._Q_SIBLINGS_AT, "FOR_TASK", where),
+    }
+    for vector, text in ((True, True), (True, False), (False, True)):
+        statements[f"search_expand {vector=} {text=}"] = neo4j_store._search_expand_query(
+            where, vector=vector, text=text
+        )
+    read: dict[str, set[str]] = {}
+    with neo._session(read=True) as session:
+        for name, cypher in statements.items():
+            plan = session.run("EXPLAIN " + cypher, params).consume().plan
+            read[name] = set(_hub_index_operators(plan or {}))
+    assert read == {name: {"NodeIndexSeek"} for name in statements}
