@@ -675,8 +675,9 @@ CALL {
 """
 #: per hub of the seed: a small hub read whole (nearest ``$limit``); a big one walked each way
 #: through the (hub property, created_at) index in index order (ordering by both index keys
-#: lets the planner stop at the LIMIT instead of sorting the hub), one row past the limit
-#: showing a tie group the limit cut
+#: lets the planner stop at the LIMIT instead of sorting the hub; the SEEK hint, because it
+#: otherwise chose, in some plans, to scan the whole index in order, or the task-only index and
+#: a sort), one row past the limit showing a tie group the limit cut
 _Q_HOOD_SIBLINGS: Final = """
 CALL {
   WITH s
