@@ -24,7 +24,7 @@ Both sides are warmed up first, then timed in alternating blocks of ``BLOCK`` qu
 noisy spell on the machine hits recall and its baseline alike. Each block opens with one
 untimed call: timed query by query, the call right after a recall runs slower (on Neo4j a bare
 k=10 call measured p50 3.2 ms after a recall against 2.65 ms after another bare call, in the
-same run), which flattered the ratio by about 15% on a quiet machine.
+same run), which understated the ratio by about a fifth on a quiet machine.
 """
 
 from __future__ import annotations
@@ -134,6 +134,7 @@ def report(
 def report_variants(
     variants: dict[str, dict[str, float]], times: list[list[float]], base: list[float]
 ) -> None:
+    """One line per ``--breakdown`` variant, beside the same baseline as the full recall."""
     for (name, options), rec in zip(variants.items(), times, strict=True):
         print(
             f"{'':6} recall {name} ({options}): p50 {median(rec):6.2f} ms p95 "
