@@ -4,10 +4,8 @@ Memories are graph nodes linked to the agents, tasks, episodes and outcomes that
 used them, so a wrong memory can be traced, and taken back with everything it touched.
 """
 
-from amem_graph.config import MemoryGraphConfig, RetrievalConfig
-from amem_graph.embeddings import Embedder, HashingEmbedder, LangChainEmbedder, MiniLMEmbedder
-from amem_graph.episode import EpisodeSession
-from amem_graph.errors import (
+from amem_graph.core.config import MemoryGraphConfig, RetrievalConfig
+from amem_graph.core.errors import (
     AmemGraphError,
     ConflictError,
     EmbedderMismatchError,
@@ -16,8 +14,10 @@ from amem_graph.errors import (
     StoreUnavailableError,
     ValidationError,
 )
-from amem_graph.memory import MemoryGraph
-from amem_graph.models import Agent, Episode, Explanation, Hit, Memory, Outcome, Signal
+from amem_graph.core.models import Agent, Episode, Explanation, Hit, Memory, Outcome, Signal
+from amem_graph.embeddings import Embedder, HashingEmbedder, LangChainEmbedder, MiniLMEmbedder
+from amem_graph.memory.episode import EpisodeSession
+from amem_graph.memory.graph import MemoryGraph
 
 __version__ = "0.1.0"
 

@@ -24,7 +24,7 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 from amem_graph import HashingEmbedder, MemoryGraph
-from amem_graph.schema import EPISODE, OUTCOME
+from amem_graph.core.schema import EPISODE, OUTCOME
 from amem_graph.stores.base import EdgeWrite, NodeWrite, WriteBatch
 
 BATCH = 1_000

@@ -46,9 +46,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from common import LookupEmbedder, clock, corpus, items, median, pct, timed
 
 from amem_graph import MemoryGraph
-from amem_graph.retrieval import vector_depth
+from amem_graph.recall.retriever import vector_depth
 from amem_graph.stores.base import GraphStore
-from amem_graph.stores.neo4j import FIRST_FETCH, Neo4jStore
+from amem_graph.stores.neo4j.store import FIRST_FETCH, Neo4jStore
 
 BATCH = 500
 QUERIES = 100

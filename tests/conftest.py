@@ -14,10 +14,10 @@ import pytest
 
 from amem_graph import HashingEmbedder, MemoryGraph
 from amem_graph.stores.base import GraphStore
-from amem_graph.stores.local import LocalStore
+from amem_graph.stores.local.store import LocalStore
 
 if TYPE_CHECKING:
-    from amem_graph.stores.neo4j import Neo4jStore
+    from amem_graph.stores.neo4j.store import Neo4jStore
 
 STORE_KINDS = ["local", "neo4j"]
 
@@ -28,8 +28,8 @@ def neo4j_uri() -> str:
 
 def open_neo4j_store() -> Neo4jStore:
     """An empty Neo4j store, or a skip (a failure in CI) when no server answers."""
-    from amem_graph.errors import StoreUnavailableError
-    from amem_graph.stores.neo4j import Neo4jStore
+    from amem_graph.core.errors import StoreUnavailableError
+    from amem_graph.stores.neo4j.store import Neo4jStore
 
     try:
         store = Neo4jStore.connect(neo4j_uri(), connect_timeout=5.0)

@@ -19,8 +19,8 @@ from conftest import open_neo4j_store
 from neo4j.time import DateTime as Neo4jDateTime
 from poisoning import EVIL_SOURCE, build, read_exactly
 
-from amem_graph import HashingEmbedder, MemoryGraph, NotFoundError, ValidationError, cli_data
-from amem_graph.analyst import (
+from amem_graph import HashingEmbedder, MemoryGraph, NotFoundError, ValidationError
+from amem_graph.analyst.pack import (
     DEFAULT_TIMEOUT,
     QueryResult,
     bind,
@@ -29,13 +29,14 @@ from amem_graph.analyst import (
     load_query,
     parse_assignments,
     parse_query,
-    plain,
     query_names,
     run_query,
     run_read,
 )
+from amem_graph.cli import data as cli_data
 from amem_graph.stores.base import EdgeWrite, GraphStore, WriteBatch
-from amem_graph.stores.local import LocalStore
+from amem_graph.stores.local.store import LocalStore
+from amem_graph.stores.neo4j.analyst import plain
 
 WIKI = "https://wiki.example/backups"
 

@@ -8,9 +8,9 @@ import pytest
 from poisoning import World, build
 
 from amem_graph import MemoryGraph, NotFoundError, ValidationError
-from amem_graph.audit import event_write, new_event
-from amem_graph.models import content_hash
-from amem_graph.schema import AUDIT_EVENT
+from amem_graph.core.models import content_hash
+from amem_graph.core.schema import AUDIT_EVENT
+from amem_graph.provenance.audit import event_write, new_event
 from amem_graph.stores.base import WriteBatch
 
 

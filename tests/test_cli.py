@@ -18,9 +18,9 @@ from poisoning import EVIL_SOURCE, World, build
 from poisoning import statuses as poisoning_statuses
 
 from amem_graph import HashingEmbedder, MemoryGraph, StoreError
-from amem_graph.cli import cli
-from amem_graph.cli_render import format_path
-from amem_graph.models import PathStep
+from amem_graph.cli.main import cli
+from amem_graph.cli.render import format_path
+from amem_graph.core.models import PathStep
 
 Amem = Callable[..., Result]
 

@@ -10,8 +10,8 @@ import pytest
 from rich.console import Console
 
 from amem_graph import MemoryGraph
-from amem_graph.demo import DOCS, STEPS, DemoState, Step, run_demo
-from amem_graph.schema import OUTCOME
+from amem_graph.cli.demo import DOCS, STEPS, DemoState, Step, run_demo
+from amem_graph.core.schema import OUTCOME
 
 
 @pytest.fixture

@@ -6,7 +6,7 @@ import pytest
 from poisoning import EVIL_SOURCE, World, build
 
 from amem_graph import MemoryGraph, NotFoundError
-from amem_graph.provenance import GraphNode, node_keys
+from amem_graph.provenance.trace import GraphNode, node_keys
 
 
 @pytest.fixture

@@ -9,7 +9,7 @@ import pytest
 from poisoning import EVIL_SOURCE, World, build, dump, statuses
 
 from amem_graph import MemoryGraph, NotFoundError, ValidationError
-from amem_graph.retraction import RetractionPolicy
+from amem_graph.provenance.retraction import RetractionPolicy
 from amem_graph.stores.base import MemoryUpdate, WriteBatch
 
 HELD = {"retracted", "quarantined"}

@@ -6,7 +6,7 @@ import json
 from pathlib import Path
 
 from amem_graph import MemoryGraph
-from amem_graph.training_data import write_jsonl
+from amem_graph.provenance.training_data import write_jsonl
 
 
 def seed(mg: MemoryGraph) -> None:

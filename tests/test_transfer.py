@@ -26,11 +26,11 @@ from amem_graph import (
     StoreError,
     ValidationError,
 )
-from amem_graph.schema import EDGE_TYPES, NODE_LABELS
-from amem_graph.stores import codec
+from amem_graph.core.schema import EDGE_TYPES, NODE_LABELS
+from amem_graph.core import codec
 from amem_graph.stores.base import Edge, EdgeWrite, GraphStore, MemoryFilter, WriteBatch
-from amem_graph.stores.local import LocalStore
-from amem_graph.transfer import FORMAT, export_graph, import_graph
+from amem_graph.stores.local.store import LocalStore
+from amem_graph.transfer.jsonl import FORMAT, export_graph, import_graph
 
 T0 = datetime(2025, 3, 4, 5, 6, 7, 890123, tzinfo=UTC)
 

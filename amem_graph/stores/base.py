@@ -12,10 +12,10 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any, Literal, Protocol, runtime_checkable
 
-from amem_graph.errors import ValidationError
-from amem_graph.models import Memory, beta_confidence
-from amem_graph.schema import MEMORY, check_identifier, check_label, edge_endpoints
-from amem_graph.seeding import SeedPlan
+from amem_graph.core.errors import ValidationError
+from amem_graph.core.models import Memory, beta_confidence
+from amem_graph.core.schema import MEMORY, check_identifier, check_label, edge_endpoints
+from amem_graph.core.seeding import SeedPlan
 
 Direction = Literal["out", "in", "both"]
 PropValue = str | int | float | bool | datetime | None | list[str] | list[float] | list[int]
@@ -437,4 +437,18 @@ class GraphStore(Protocol):
 
     def close(self) -> None:
         """Release connections; idempotent."""
+        ...
+
+
+@runtime_checkable
+class CypherReader(Protocol):
+    """A store that answers read-only Cypher (Neo4j): the analyst pack's one way in.
+
+    Logic asks ``isinstance(store, CypherReader)`` instead of importing a concrete store.
+    """
+
+    def run_read_query(
+        self, cypher: str, params: Mapping[str, Any], *, timeout: float, what: str = "query"
+    ) -> tuple[list[str], list[list[Any]]]:
+        """(columns, JSON-ready rows) of ``cypher`` run in a READ transaction."""
         ...

@@ -25,7 +25,7 @@ from metrics import DEFAULT_KS, evaluate
 from run import ingest, safe
 
 from amem_graph import MemoryGraph
-from amem_graph.models import utcnow
+from amem_graph.core.models import utcnow
 
 NO_PRIORS = {"recency_weight": 0.0, "importance_weight": 0.0, "confidence_weight": 0.0}
 GRID = {

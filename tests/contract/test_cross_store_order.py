@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from amem_graph import HashingEmbedder, MemoryGraph
-from amem_graph.stores.local import LocalStore
+from amem_graph.stores.local.store import LocalStore
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "bench" / "quality"))
 from dataset import DEFAULT_PATH, load

@@ -16,16 +16,16 @@ from typing import Any
 import numpy as np
 import pytest
 
-from amem_graph.errors import (
+from amem_graph.core.errors import (
     ConflictError,
     EmbedderMismatchError,
     NotFoundError,
     StoreError,
     ValidationError,
 )
-from amem_graph.models import Memory, content_hash
-from amem_graph.schema import AGENT, EPISODE, MEMORY, OUTCOME, TASK
-from amem_graph.seeding import SeedPlan
+from amem_graph.core.models import Memory, content_hash
+from amem_graph.core.schema import AGENT, EPISODE, MEMORY, OUTCOME, TASK
+from amem_graph.core.seeding import SeedPlan
 from amem_graph.stores.base import (
     Edge,
     EdgeWrite,

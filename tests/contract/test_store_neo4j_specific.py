@@ -22,14 +22,14 @@ from neo4j import GraphDatabase, Session
 from neo4j.exceptions import Neo4jError, ServiceUnavailable, SessionExpired
 
 from amem_graph import HashingEmbedder, MemoryGraph
-from amem_graph.errors import (
+from amem_graph.core.errors import (
     EmbedderMismatchError,
     StoreUnavailableError,
     ValidationError,
 )
-from amem_graph.models import Memory, content_hash
-from amem_graph.schema import EDGE_TYPES, NODE_LABELS
-from amem_graph.seeding import SeedPlan
+from amem_graph.core.models import Memory, content_hash
+from amem_graph.core.schema import EDGE_TYPES, NODE_LABELS
+from amem_graph.core.seeding import SeedPlan
 from amem_graph.stores import neo4j as neo4j_store
 from amem_graph.stores.base import (
     EdgeWrite,
@@ -40,7 +40,7 @@ from amem_graph.stores.base import (
     neighbourhood_by_parts,
     search_expand_by_parts,
 )
-from amem_graph.stores.neo4j import (
+from amem_graph.stores.neo4j.store import (
     VECTOR_INDEX,
     Neo4jStore,
     check_server_version,

@@ -7,8 +7,8 @@ import pytest
 from langchain_core.embeddings import DeterministicFakeEmbedding
 
 from amem_graph import HashingEmbedder, LangChainEmbedder, MemoryGraph, MiniLMEmbedder
+from amem_graph.core.errors import EmbedderMismatchError, ValidationError
 from amem_graph.embeddings import Embedder, resolve_embedder
-from amem_graph.errors import EmbedderMismatchError, ValidationError
 
 
 def test_hashing_is_deterministic_unit_and_lexical() -> None:

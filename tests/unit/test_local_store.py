@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from amem_graph import MemoryGraph, StoreError
-from amem_graph.stores.local import LocalStore
+from amem_graph.stores.local.store import LocalStore
 
 
 def test_memories_persist_across_reopen(tmp_path: Path) -> None:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from amem_graph.seeding import SeedPlan, tie_ranks
+from amem_graph.core.seeding import SeedPlan, tie_ranks
 
 
 def test_equal_values_share_the_better_rank_and_the_next_one_skips() -> None:

@@ -5,8 +5,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from amem_graph.stores.bm25 import BM25Index
-from amem_graph.text import analyze
+from amem_graph.core.text import analyze
+from amem_graph.stores.local.bm25 import BM25Index
 
 
 def test_analyzer_drops_stop_words_possessives_and_stems() -> None:

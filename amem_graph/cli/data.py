@@ -1,0 +1,222 @@
+"""``amem export / import / cypher / neo4j``: data in and out, and the Neo4j analyst side."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import click
+
+from amem_graph.cli import render
+from amem_graph.cli.support import Settings, emit, err_console, graph, pass_settings, progress_to
+from amem_graph.core.errors import ValidationError
+from amem_graph.memory import admin
+
+if TYPE_CHECKING:
+    from amem_graph.memory.admin import AnalystQuery
+
+#: seconds before the server stops an analyst query (analyst.DEFAULT_TIMEOUT, which imports
+#: the Neo4j driver: commands import it when they run, so `amem --help` stays quick)
+QUERY_TIMEOUT = 60.0
+
+
+def _write_path(value: str) -> Path:
+    path = Path(value).expanduser()
+    if path.is_dir():
+        raise ValidationError(f"{value} is a directory; give a file name")
+    return path
+
+
+# -- export -------------------------------------------------------------------------------
+
+
+@click.group(invoke_without_command=True)
+@click.option("--out", metavar="FILE", help="Write the whole graph here as JSONL.")
+@pass_settings
+@click.pass_context
+def export(ctx: click.Context, settings: Settings, out: str | None) -> None:
+    """Export the whole graph (--out FILE), or a derived data set (a subcommand).
+
+    The whole-graph file holds every memory (all fields, embedding included), every other
+    node and every edge; `amem import FILE` loads it into an empty store of either kind.
+    """
+    if ctx.invoked_subcommand is not None:
+        if out is not None:
+            raise click.UsageError("--out is for the whole-graph export; drop it or the subcommand")
+        return
+    if out is None:
+        raise click.UsageError("give --out FILE (whole graph) or a subcommand, e.g. training-data")
+    path = _write_path(out)
+    with progress_to("exporting") as update:
+        report = admin.export_graph(settings.target(), path, progress=update)
+    emit(
+        settings,
+        report.as_dict(),
+        lambda c: c.print(
+            f"exported {report.memories} memories, {report.nodes} nodes and "
+            f"{report.edges} edges to {report.path}"
+        ),
+    )
+
+
+@export.command("training-data")
+@click.argument("out", metavar="OUT.jsonl")
+@click.option("--scope", help="Only episodes in this scope.")
+@click.option("--agent", help="Only episodes of this agent.")
+@pass_settings
+def training_data(settings: Settings, out: str, scope: str | None, agent: str | None) -> None:
+    """One JSON line per recall in an episode: query, retrieved ids with ranks and scores,
+    the outcome, and whether a since-retracted memory was in play."""
+    path = _write_path(out)
+    with graph(settings, existing=True, embeds=False) as mg:
+        rows = mg.write_training_data(path, scope=scope, agent=agent)
+    emit(
+        settings,
+        {"rows": rows, "path": str(path)},
+        lambda c: c.print(f"wrote {rows} training rows to {path}"),
+    )
+
+
+# -- import -------------------------------------------------------------------------------
+
+
+@click.command("import")
+@click.argument("file", type=click.Path(dir_okay=False))
+@click.option(
+    "--batch-size",
+    type=click.IntRange(min=1),
+    default=admin.DEFAULT_BATCH_SIZE,
+    show_default=True,
+    help="Records per write transaction.",
+)
+@click.option("--atomic", is_flag=True, help="One transaction for the whole file: all or nothing.")
+@pass_settings
+def import_(settings: Settings, file: str, batch_size: int, atomic: bool) -> None:
+    """Load a whole-graph export FILE into an EMPTY store (--store), losslessly.
+
+    The whole file is validated first: a bad line N is reported as line N and nothing is
+    written. The store keeps the file's embedder and vectors (--embedder does not re-embed).
+    Writes go in batches; if one fails, earlier batches stay: empty the store and re-run, or
+    use --atomic.
+    """
+    with progress_to("importing") as update:
+        report = admin.import_graph(
+            settings.target(), file, batch_size=None if atomic else batch_size, progress=update
+        )
+    emit(
+        settings,
+        report.as_dict(),
+        lambda c: c.print(
+            f"imported {report.memories} memories, {report.nodes} nodes and "
+            f"{report.edges} edges from {report.path}"
+        ),
+    )
+
+
+# -- cypher -------------------------------------------------------------------------------
+
+
+@click.command()
+@click.argument("name", required=False)
+@click.option("--param", "-p", "params", multiple=True, metavar="NAME=VALUE", help="Repeatable.")
+@click.option("--list", "list_only", is_flag=True, help="List the queries and their parameters.")
+@click.option("--show", is_flag=True, help="Print the query's Cypher instead of running it.")
+@click.option(
+    "--timeout",
+    type=click.FloatRange(min=0, min_open=True),
+    default=QUERY_TIMEOUT,
+    show_default=True,
+    help="Seconds before the server stops the query.",
+)
+@pass_settings
+def cypher(
+    settings: Settings,
+    name: str | None,
+    params: tuple[str, ...],
+    list_only: bool,
+    show: bool,
+    timeout: float,
+) -> None:
+    """Run the packaged read-only analyst query NAME on the Neo4j store (--store bolt://...).
+
+    `amem cypher --list` names them with their questions and parameters.
+    """
+    if list_only:
+        queries = admin.list_queries()
+        emit(
+            settings,
+            [_query_record(q) for q in queries],
+            lambda c: c.print(render.queries_table(queries)),
+        )
+        return
+    if name is None:
+        raise click.UsageError("name a query, or pass --list to see them")
+    query = admin.load_query(name)
+    if show:
+        emit(
+            settings,
+            {**_query_record(query), "text": query.text},
+            lambda c: c.out(query.text, highlight=False),
+        )
+        return
+    given = admin.parse_assignments(params)
+    result = admin.run_cypher(settings.target(), query, given, timeout=timeout)
+    emit(
+        settings,
+        result.as_dict(),
+        lambda c: c.print(render.rows_table(result.columns, result.rows, query.question)),
+    )
+
+
+def _query_record(query: AnalystQuery) -> dict[str, object]:
+    return {
+        "name": query.name,
+        "question": query.question,
+        "params": [
+            {
+                "name": p.name,
+                "type": p.type,
+                "required": p.required,
+                "default": p.default,
+                "doc": p.doc,
+            }
+            for p in query.params
+        ],
+        "returns": list(query.returns),
+    }
+
+
+# -- neo4j --------------------------------------------------------------------------------
+
+
+@click.group()
+def neo4j() -> None:
+    """Neo4j administration."""
+
+
+@neo4j.command()
+@pass_settings
+def init(settings: Settings) -> None:
+    """Apply the schema (constraints, range, full-text and, once the embedder is known, vector
+    indexes) to the --store Neo4j database, idempotently, and list its indexes.
+
+    The vector index needs the embedder's dimension: it is created when the store records an
+    embedder (its first write), or here with --embedder.
+    """
+    target = settings.target()
+    with err_console().status(f"Applying the schema to {target}…"):
+        data = admin.neo4j_init(target, settings.embedder_choice())
+    indexes = data["indexes"]
+    version = data["server_version"]
+    columns = ["name", "type", "entityType", "labelsOrTypes", "properties", "state"]
+    rows = [[i.get(c) for c in columns] for i in indexes]
+    emit(
+        settings,
+        data,
+        lambda c: c.print(
+            render.rows_table(columns, rows, f"Indexes on {target} (Neo4j {version})")
+        ),
+    )
+
+
+COMMANDS: tuple[click.Command, ...] = (export, import_, cypher, neo4j)

@@ -1,0 +1,159 @@
+"""What every ``amem`` command shares: global settings, opening stores, output, progress.
+
+Kept apart from the command modules so each of them only says what its commands do. Results go
+to stdout (rich, or plain JSON with ``--json``); progress and spinners go to stderr.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from datetime import datetime
+from typing import TYPE_CHECKING, Any
+
+import click
+from rich.console import Console
+from rich.progress import (
+    BarColumn,
+    MofNCompleteColumn,
+    Progress,
+    TaskID,
+    TextColumn,
+    TimeElapsedColumn,
+)
+
+from amem_graph.core.config import default_store_path
+from amem_graph.core.models import ensure_aware
+from amem_graph.embeddings import Embedder, MiniLMEmbedder
+from amem_graph.memory import admin
+from amem_graph.memory.graph import MemoryGraph
+
+
+def err_console() -> Console:
+    """Console on stderr, made per call so redirected streams (tests, pipes) are honoured."""
+    return Console(stderr=True)
+
+
+@dataclass(frozen=True)
+class Settings:
+    """Global options as given; the environment is read when a command needs it."""
+
+    store: str | None
+    embedder: str | None
+    as_json: bool
+
+    def target(self) -> str:
+        """``--store``, else ``$AMEM_STORE``, else ``./.amem/memory.db``."""
+        return self.store or default_store_path()
+
+    def embedder_choice(self) -> str | None:
+        """``--embedder``, else ``$AMEM_EMBEDDER``; None lets the store's own embedder win."""
+        return self.embedder or os.environ.get("AMEM_EMBEDDER") or None
+
+
+pass_settings = click.make_pass_decorator(Settings)
+
+
+def _warm_up(embedder: Embedder) -> None:
+    """Load MiniLM under a spinner: the first load takes seconds and should not look hung."""
+    if isinstance(embedder, MiniLMEmbedder):
+        with err_console().status("Loading the all-MiniLM-L6-v2 embedding model…"):
+            embedder.embed_query("warm-up")
+
+
+def open_graph(
+    target: str, choice: str | None, *, existing: bool = False, embeds: bool = True
+) -> MemoryGraph:
+    """``admin.open_graph`` with a spinner while a model loads."""
+    return admin.open_graph(target, choice, existing=existing, embeds=embeds, warm_up=_warm_up)
+
+
+def graph(settings: Settings, *, existing: bool = False, embeds: bool = True) -> MemoryGraph:
+    """The MemoryGraph the global options name (see ``open_graph``)."""
+    return open_graph(
+        settings.target(), settings.embedder_choice(), existing=existing, embeds=embeds
+    )
+
+
+def emit(settings: Settings, data: Any, show: Callable[[Console], None]) -> None:
+    """JSON to stdout with ``--json``, else let ``show`` draw on a stdout console."""
+    if settings.as_json:
+        click.echo(json.dumps(data, indent=2, default=str))
+    else:
+        show(Console())
+
+
+@contextmanager
+def progress_bar(label: str, total: int | None) -> Iterator[Callable[[int], None]]:
+    """A progress bar on stderr; yields ``advance(n)``."""
+    with Progress(
+        TextColumn(label),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeElapsedColumn(),
+        console=err_console(),
+    ) as progress:
+        task = progress.add_task(label, total=total)
+        yield lambda n: progress.advance(task, n)
+
+
+@contextmanager
+def progress_to(label: str) -> Iterator[Callable[[int, int], None]]:
+    """A progress bar on stderr driven by ``update(done, total)``; it appears on the first
+    update, so a command that fails while validating shows only its error."""
+    progress = Progress(
+        TextColumn(label),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeElapsedColumn(),
+        console=err_console(),
+    )
+    task: list[TaskID] = []
+
+    def update(done: int, total: int) -> None:
+        if not task:
+            progress.start()
+            task.append(progress.add_task(label, total=total))
+        progress.update(task[0], completed=done, total=total)
+
+    try:
+        yield update
+    finally:
+        if task:
+            progress.stop()
+
+
+if TYPE_CHECKING:  # click >= 8.2 types ParamType as a generic; older clicks are not subscriptable
+    _TimeParam = click.ParamType[datetime]
+else:
+    _TimeParam = click.ParamType
+
+
+class IsoTime(_TimeParam):
+    """An ISO 8601 time with a timezone (``Z`` allowed), as an aware UTC datetime."""
+
+    name = "ISO_TIME"
+
+    def convert(
+        self, value: Any, param: click.Parameter | None, ctx: click.Context | None
+    ) -> datetime:
+        if isinstance(value, datetime):
+            return value
+        try:
+            parsed = datetime.fromisoformat(str(value))
+        except ValueError:
+            self.fail(f"{value!r} is not an ISO 8601 time, e.g. 2026-01-05T09:30:00Z", param, ctx)
+        try:
+            return ensure_aware(parsed)
+        except ValueError:
+            self.fail(
+                f"{value!r} has no timezone; add one, e.g. 2026-01-05T09:30:00Z or +02:00",
+                param,
+                ctx,
+            )
+
+
+ISO_TIME = IsoTime()

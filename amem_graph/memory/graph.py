@@ -1,0 +1,486 @@
+"""``MemoryGraph``: the facade agents and tools use (episodes live in ``episode.py``).
+
+It owns no storage logic: it validates input, builds write batches, and asks the retriever and
+the store. Every public mutation is one store transaction.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator, Mapping, Sequence
+from datetime import datetime
+from types import TracebackType
+from typing import Any, Literal
+
+import pydantic
+
+from amem_graph.core.config import MemoryGraphConfig, RetrievalConfig
+from amem_graph.core.errors import NotFoundError, ValidationError
+from amem_graph.core.models import (
+    Agent,
+    Hit,
+    Memory,
+    MemoryInput,
+    MemoryKind,
+    Outcome,
+    ensure_aware,
+    utcnow,
+    valid_name,
+)
+from amem_graph.core.schema import AGENT, EPISODE
+from amem_graph.embeddings import Embedder, resolve_embedder
+from amem_graph.memory.episode import EpisodeSession
+from amem_graph.memory.writes import build_remember_batch, parse_inputs
+from amem_graph.provenance import retraction
+from amem_graph.provenance import trace as provenance
+from amem_graph.provenance.audit import (
+    AUDIT_KINDS,
+    AuditEvent,
+    event_write,
+    new_event,
+    query_events,
+)
+from amem_graph.provenance.credit import agent_trust, outcome_batch
+from amem_graph.provenance.retraction import RestoreReport, RetractionPolicy, RetractionReport
+from amem_graph.provenance.trace import Impact, Trace
+from amem_graph.provenance.training_data import TrainingRow, training_rows, write_jsonl
+from amem_graph.recall.retriever import HybridRetriever
+from amem_graph.stores.base import GraphStore, MemoryFilter, WriteBatch
+from amem_graph.stores.factory import open_store
+
+
+def _optional_name(value: str | None, what: str) -> str | None:
+    return None if value is None else valid_name(value, what)
+
+
+def _optional_time(value: datetime | None, what: str) -> datetime | None:
+    if value is None:
+        return None
+    try:
+        return ensure_aware(value)
+    except (ValueError, AttributeError) as exc:
+        raise ValidationError(f"{what}: {exc}") from None
+
+
+def _ids(value: str | Sequence[str] | None) -> list[str]:
+    if value is None:
+        return []
+    items = [value] if isinstance(value, str) else list(value)
+    if not items:
+        raise ValidationError("retract got an empty list of ids")
+    return [valid_name(i, "memory id") for i in items]
+
+
+def _policy(value: RetractionPolicy | Mapping[str, Any] | None) -> RetractionPolicy | None:
+    if value is None or isinstance(value, RetractionPolicy):
+        return value
+    try:
+        return RetractionPolicy.model_validate(value)
+    except pydantic.ValidationError as exc:
+        raise ValidationError(f"bad retraction policy: {exc}") from None
+
+
+def _reason(value: str, required: bool) -> str:
+    if not isinstance(value, str) or (required and not value.strip()):
+        raise ValidationError("a reason is required: say why, for the audit log")
+    return value
+
+
+class MemoryGraph:
+    """Long-term memory for agents, on the embedded store or on Neo4j.
+
+    Open with ``MemoryGraph.open()``; use as a context manager to close it.
+    """
+
+    def __init__(
+        self,
+        store: GraphStore,
+        embedder: Embedder,
+        config: MemoryGraphConfig | None = None,
+    ) -> None:
+        self.store = store
+        self.embedder = embedder
+        self.config = config or MemoryGraphConfig()
+        store.ensure_embedder(embedder.name, embedder.dims)
+        self.retriever = HybridRetriever(store, embedder, self.config.retrieval)
+        #: what a cascading ``retract`` does beyond its targets, unless the call passes a policy
+        self.retraction_policy = RetractionPolicy()
+
+    @classmethod
+    def open(
+        cls,
+        target: str | os.PathLike[str] | None = None,
+        *,
+        embedder: object = "minilm",
+        config: MemoryGraphConfig | None = None,
+        **store_options: Any,
+    ) -> MemoryGraph:
+        """Open the store at ``target``: a path, ``":memory:"``, or a ``bolt://``/``neo4j://`` URI.
+
+        With no target: ``$AMEM_STORE`` or ``./.amem/memory.db``. ``embedder`` is ``"minilm"``
+        (default), ``"hashing"``, an ``Embedder`` or a langchain-core ``Embeddings``.
+        """
+        resolved = resolve_embedder(embedder)
+        store = open_store(target, **store_options)
+        try:
+            return cls(store, resolved, config)
+        except BaseException:
+            store.close()
+            raise
+
+    def __enter__(self) -> MemoryGraph:
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        self.close()
+
+    def close(self) -> None:
+        """Close the store; idempotent."""
+        self.store.close()
+
+    # -- writing --------------------------------------------------------------------------
+
+    def remember(
+        self,
+        content: str,
+        *,
+        agent: str | None = None,
+        task: str | None = None,
+        episode: str | None = None,
+        scope: str | None = None,
+        kind: MemoryKind = "semantic",
+        tags: Sequence[str] = (),
+        keywords: Sequence[str] = (),
+        context: str = "",
+        derived_from: Sequence[str] = (),
+        source: str | None = None,
+        timestamp: datetime | None = None,
+        valid_to: datetime | None = None,
+        importance: float = 0.5,
+        id: str | None = None,
+    ) -> Memory:
+        """Store one memory with its provenance.
+
+        Remembering an existing id again with the same content returns the stored memory
+        unchanged (idempotent); with different content it raises ``ConflictError``.
+        """
+        item: dict[str, Any] = {
+            "content": content,
+            "agent": agent,
+            "task": task,
+            "episode": episode,
+            "scope": self.config.default_scope if scope is None else scope,
+            "kind": kind,
+            "tags": list(tags),
+            "keywords": list(keywords),
+            "context": context,
+            "derived_from": list(derived_from),
+            "source": source,
+            "timestamp": timestamp,
+            "valid_to": valid_to,
+            "importance": importance,
+            "id": id,
+        }
+        return self.remember_many([item])[0]
+
+    def remember_many(self, items: Sequence[Mapping[str, Any] | MemoryInput]) -> list[Memory]:
+        """Store many memories in one transaction: all of them, or none if any is invalid.
+
+        Each item takes the keyword arguments of ``remember``. Embeddings are computed in batch.
+        """
+        if isinstance(items, str | bytes) or not isinstance(items, Sequence):
+            raise ValidationError("remember_many takes a list of items")
+        prepared = []
+        for item in items:
+            if isinstance(item, Mapping) and item.get("scope") is None:
+                item = {**item, "scope": self.config.default_scope}
+            prepared.append(item)
+        inputs = parse_inputs(prepared, self.config.max_content_length)
+        if not inputs:
+            return []
+        batch, memories = build_remember_batch(self.store, self.embedder, inputs, utcnow())
+        self.store.apply(batch)
+        return memories
+
+    # -- reading --------------------------------------------------------------------------
+
+    def get(self, memory_id: str) -> Memory:
+        """The memory with this id, whatever its status; ``NotFoundError`` if there is none."""
+        found = self.store.get_memories([memory_id]).get(memory_id)
+        if found is None:
+            raise NotFoundError(f"no memory with id {memory_id!r}")
+        return found
+
+    def get_many(self, memory_ids: Sequence[str]) -> dict[str, Memory]:
+        """The stored memories among ``memory_ids``, by id (missing ids are simply absent)."""
+        return self.store.get_memories([valid_name(i, "memory id") for i in memory_ids])
+
+    def memory_filter(
+        self,
+        scope: str | None = None,
+        *,
+        agent: str | None = None,
+        task: str | None = None,
+        as_of: datetime | None = None,
+        include: Sequence[str] = ("active",),
+    ) -> MemoryFilter:
+        """The filter recall applies inside every retrieval path."""
+        scope_name = valid_name(scope or self.config.default_scope, "scope")
+        statuses = tuple(include)
+        for status in statuses:
+            if status not in ("active", "quarantined", "retracted", "superseded"):
+                raise ValidationError(f"unknown memory status {status!r} in include")
+        return MemoryFilter(
+            scopes=(scope_name,),
+            statuses=statuses,
+            as_of=None if as_of is None else ensure_aware(as_of),
+            agents=None if agent is None else (valid_name(agent, "agent"),),
+            tasks=None if task is None else (valid_name(task, "task"),),
+        )
+
+    def recall(
+        self,
+        query: str,
+        k: int = 10,
+        scope: str | None = None,
+        *,
+        agent: str | None = None,
+        task: str | None = None,
+        as_of: datetime | None = None,
+        include: Sequence[str] = ("active",),
+        explain: bool = False,
+        mode: Literal["rrf", "weighted"] | None = None,
+        **weights: Any,
+    ) -> list[Hit]:
+        """The k memories most useful for ``query`` in ``scope`` (active, valid at ``as_of``).
+
+        Extra keyword arguments override ``RetrievalConfig`` fields for this call, e.g.
+        ``recall(q, text_weight=0, half_life_days=7)``. With ``explain=True`` each hit carries
+        its signals, fused score and graph path.
+        """
+        if not isinstance(query, str) or not query.strip():
+            raise ValidationError("query is empty")
+        if k < 1:
+            raise ValidationError(f"k must be at least 1, got {k}")
+        when = utcnow() if as_of is None else as_of
+        flt = self.memory_filter(scope, agent=agent, task=task, as_of=when, include=include)
+        cfg = self._retrieval_config(mode, weights)
+        return self.retriever.search(query, k, flt, flt.as_of or when, cfg, explain=explain)
+
+    def _retrieval_config(self, mode: str | None, overrides: Mapping[str, Any]) -> RetrievalConfig:
+        base = self.config.retrieval
+        unknown = set(overrides) - set(RetrievalConfig.model_fields)
+        if unknown:
+            raise ValidationError(
+                f"unknown recall option(s) {sorted(unknown)}; "
+                f"known: {sorted(RetrievalConfig.model_fields)}"
+            )
+        changes = dict(overrides)
+        if mode is not None:
+            changes["mode"] = mode
+        if not changes:
+            return base
+        try:
+            return RetrievalConfig.model_validate({**base.model_dump(), **changes})
+        except ValueError as exc:
+            raise ValidationError(f"bad recall option: {exc}") from None
+
+    # -- episodes and outcomes ------------------------------------------------------------
+
+    def episode(
+        self,
+        agent: str | None = None,
+        task: str | None = None,
+        *,
+        scope: str | None = None,
+        id: str | None = None,
+    ) -> EpisodeSession:
+        """A context for one agent run: its recalls are logged as READ edges, its memories
+        are GENERATED_IN it, and its outcome credits what it read."""
+        return EpisodeSession(self, agent=agent, task=task, scope=scope, episode_id=id)
+
+    def record_outcome(
+        self,
+        episode_id: str,
+        *,
+        success: bool,
+        score: float | None = None,
+        detail: str = "",
+        at: datetime | None = None,
+    ) -> Outcome:
+        """Record how an episode ended (once; a repeat with the same values is a no-op) and
+        credit the memories it read."""
+        valid_name(episode_id, "episode")
+        if episode_id not in self.store.get_nodes(EPISODE, [episode_id]):
+            raise NotFoundError(f"no episode {episode_id!r}")
+        when = utcnow() if at is None else ensure_aware(at)
+        batch, outcome = outcome_batch(self.store, episode_id, success, score, detail, when)
+        self.store.apply(batch)
+        return outcome
+
+    def agent(self, agent_id: str) -> Agent:
+        """An agent with its trust: the Beta posterior over the credit its memories got."""
+        node = self.store.get_nodes(AGENT, [agent_id]).get(agent_id)
+        if node is None:
+            raise NotFoundError(f"no agent {agent_id!r}")
+        written = self.store.find_memories(MemoryFilter(statuses=None, agents=(agent_id,)))
+        successes = sum(m.successes for m in written)
+        failures = sum(m.failures for m in written)
+        return Agent(
+            id=agent_id,
+            name=str(node.props.get("name", agent_id)),
+            trust=agent_trust(successes, failures),
+            memory_count=len(written),
+        )
+
+    # -- provenance, retraction, audit -----------------------------------------------------
+
+    def trace(self, memory_id: str) -> Trace:
+        """Where a memory came from (derivation chain, agents, episodes, tasks, sources) and
+        where it went (its impact)."""
+        self.get(memory_id)
+        return provenance.trace(self.store, memory_id)
+
+    def impact(self, memory_id: str) -> Impact:
+        """The blast radius: derived memories (transitively), episodes that read it or them,
+        their outcomes, and what those episodes wrote after reading."""
+        self.get(memory_id)
+        return provenance.impact(self.store, [memory_id])
+
+    def retract(
+        self,
+        id: str | Sequence[str] | None = None,
+        *,
+        reason: str,
+        cascade: bool = True,
+        dry_run: bool = False,
+        agent: str | None = None,
+        since: datetime | None = None,
+        source: str | None = None,
+        episode: str | None = None,
+        policy: RetractionPolicy | Mapping[str, Any] | None = None,
+        by: str | None = None,
+    ) -> RetractionReport:
+        """Take back memories, reversibly, in one transaction.
+
+        Select by memory id(s), by ``agent`` (optionally only what it wrote ``since`` a time),
+        by ``source`` URI or by ``episode``. With ``cascade`` the policy (default
+        ``self.retraction_policy``) retracts what derives from the targets and quarantines what
+        episodes wrote after reading them. ``dry_run`` returns the same report and writes
+        nothing. Undo with ``restore(report.id)``.
+        """
+        selector = retraction.make_selector(
+            _ids(id),
+            _optional_name(agent, "agent"),
+            _optional_time(since, "since"),
+            source,
+            _optional_name(episode, "episode"),
+        )
+        batch, report = retraction.plan_retraction(
+            self.store,
+            selector,
+            reason=_reason(reason, required=True),
+            by=_optional_name(by, "by"),
+            cascade=bool(cascade),
+            policy=_policy(policy) or self.retraction_policy,
+            at=utcnow(),
+        )
+        if dry_run:
+            return report.model_copy(update={"dry_run": True})
+        self.store.apply(batch)
+        return report
+
+    def restore(
+        self, retraction_id: str, *, by: str | None = None, reason: str = ""
+    ) -> RestoreReport:
+        """Undo a retraction exactly; memories another active retraction holds stay down.
+        Restoring twice is a no-op."""
+        valid_name(retraction_id, "retraction id")
+        batch, report = retraction.plan_restore(
+            self.store,
+            retraction_id,
+            by=_optional_name(by, "by"),
+            reason=_reason(reason, required=False),
+            at=utcnow(),
+        )
+        self.store.apply(batch)
+        return report
+
+    def retraction(self, retraction_id: str) -> RetractionReport:
+        """A stored retraction's report, with ``restored_at`` once restored."""
+        return retraction.load_report(self.store, valid_name(retraction_id, "retraction id"))
+
+    def forget(self, memory_id: str, *, reason: str = "", by: str | None = None) -> AuditEvent:
+        """Erase a memory and its edges for good (an erasure request), unlike ``retract``.
+
+        The audit event keeps the id and content hash, never the content.
+        """
+        memory = self.get(memory_id)
+        event = new_event(
+            "forget",
+            utcnow(),
+            actor=_optional_name(by, "by"),
+            reason=_reason(reason, required=False),
+            memory_ids=[memory.id],
+            agent_ids=[memory.agent] if memory.agent else [],
+            content_hashes=[memory.content_hash],
+        )
+        self.store.apply(WriteBatch(nodes=[event_write(event)], delete_memories=[memory.id]))
+        return event
+
+    def audit(
+        self,
+        *,
+        memory: str | None = None,
+        agent: str | None = None,
+        since: datetime | None = None,
+        until: datetime | None = None,
+        kind: str | None = None,
+    ) -> list[AuditEvent]:
+        """Audit events oldest first: retractions, restores, forgets (``since`` inclusive,
+        ``until`` exclusive; ``agent`` matches authors of the memories concerned or the actor)."""
+        if kind is not None and kind not in AUDIT_KINDS:
+            raise ValidationError(f"unknown audit kind {kind!r}; known: {list(AUDIT_KINDS)}")
+        return query_events(
+            self.store,
+            memory=_optional_name(memory, "memory"),
+            agent=_optional_name(agent, "agent"),
+            kind=kind,
+            since=_optional_time(since, "since"),
+            until=_optional_time(until, "until"),
+        )
+
+    def training_data(
+        self, *, scope: str | None = None, agent: str | None = None
+    ) -> Iterator[TrainingRow]:
+        """One row per recall in an episode: query, retrieved ids with ranks and scores, the
+        outcome, and whether a since-retracted memory was in play (schema: training_data)."""
+        return training_rows(
+            self.store,
+            scope=_optional_name(scope, "scope"),
+            agent=_optional_name(agent, "agent"),
+        )
+
+    def write_training_data(
+        self,
+        path: str | os.PathLike[str],
+        *,
+        scope: str | None = None,
+        agent: str | None = None,
+    ) -> int:
+        """Write ``training_data`` rows to ``path`` as JSON Lines; how many were written."""
+        return write_jsonl(self.training_data(scope=scope, agent=agent), path)
+
+    def stats(self) -> dict[str, Any]:
+        """Counts of nodes and edges, and the store and embedder in use."""
+        info = self.store.embedder_info()
+        return {
+            "backend": self.store.backend,
+            "embedder": None if info is None else {"name": info[0], "dims": info[1]},
+            "counts": self.store.counts(),
+        }

@@ -1,0 +1,181 @@
+"""Turn caller input into one WriteBatch: validation, embedding, provenance nodes and edges.
+
+Everything is checked before the store is touched (content, ids, referenced memories,
+idempotency), so a bad item fails its whole batch and nothing is half-written.
+"""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Mapping, Sequence
+from datetime import datetime
+from typing import Any
+
+import pydantic
+
+from amem_graph.core.errors import (
+    ConflictError,
+    NotFoundError,
+    ValidationError,
+    format_pydantic_error,
+)
+from amem_graph.core.models import Memory, MemoryInput, content_hash, finite_vector
+from amem_graph.core.schema import AGENT, EPISODE, SOURCE, TASK, source_id
+from amem_graph.embeddings import Embedder
+from amem_graph.stores.base import EdgeWrite, GraphStore, NodeWrite, WriteBatch
+
+
+def parse_inputs(
+    items: Sequence[Mapping[str, Any] | MemoryInput], max_length: int
+) -> list[MemoryInput]:
+    """Validate every item; the first bad one raises ValidationError naming its index."""
+    out: list[MemoryInput] = []
+    for i, item in enumerate(items):
+        try:
+            parsed = item if isinstance(item, MemoryInput) else MemoryInput.model_validate(item)
+        except pydantic.ValidationError as exc:
+            raise ValidationError(format_pydantic_error(exc, f"item {i}")) from None
+        if len(parsed.content) > max_length:
+            raise ValidationError(
+                f"item {i}: content is {len(parsed.content)} characters, the limit is {max_length}",
+                hint="split it or raise MemoryGraphConfig.max_content_length",
+            )
+        out.append(parsed)
+    return out
+
+
+def checked_vectors(
+    embedder: Embedder, vectors: Sequence[Sequence[float]], n: int
+) -> list[list[float]]:
+    """Refuse embedder output that is the wrong count, dimension, or not finite."""
+    if len(vectors) != n:
+        raise ValidationError(
+            f"embedder {embedder.name!r} returned {len(vectors)} vectors for {n} texts"
+        )
+    out = []
+    for i, vector in enumerate(vectors):
+        try:
+            out.append(finite_vector(list(vector), embedder.dims))
+        except ValueError as exc:
+            raise ValidationError(f"item {i}: embedder {embedder.name!r}: {exc}") from None
+    return out
+
+
+def episode_nodes(
+    episode: str, agent: str | None, task: str | None, scope: str, started_at: datetime
+) -> tuple[list[NodeWrite], list[EdgeWrite]]:
+    """Nodes and edges that make an episode and tie it to its agent and task."""
+    first: dict[str, Any] = {"scope": scope, "started_at": started_at}
+    nodes: list[NodeWrite] = []
+    edges: list[EdgeWrite] = []
+    if agent:
+        first["agent"] = agent
+        nodes.append(NodeWrite(AGENT, agent, on_create={"name": agent}))
+        edges.append(EdgeWrite("PERFORMED_BY", episode, agent))
+    if task:
+        first["task"] = task
+        nodes.append(NodeWrite(TASK, task, on_create={"scope": scope}))
+        edges.append(EdgeWrite("PART_OF", episode, task))
+    return [NodeWrite(EPISODE, episode, on_create=first), *nodes], edges
+
+
+def build_remember_batch(
+    store: GraphStore,
+    embedder: Embedder,
+    inputs: Sequence[MemoryInput],
+    now: datetime,
+) -> tuple[WriteBatch, list[Memory]]:
+    """The batch that stores ``inputs`` and the memories it creates, in input order.
+
+    An id that already exists with the same content is returned as stored and not written
+    again (idempotent); with different content it is a ConflictError.
+    """
+    ids = [item.id or uuid.uuid4().hex for item in inputs]
+    seen: dict[str, int] = {}
+    for i, mid in enumerate(ids):
+        if mid in seen:
+            raise ValidationError(f"item {i}: id {mid!r} repeats item {seen[mid]} in this batch")
+        seen[mid] = i
+
+    existing = store.get_memories(ids)
+    for i, (mid, item) in enumerate(zip(ids, inputs, strict=True)):
+        old = existing.get(mid)
+        if old is not None and old.content_hash != content_hash(item.content):
+            raise ConflictError(
+                f"item {i}: memory {mid!r} already exists with different content",
+                hint="use a new id, or evolve the memory instead of re-remembering it",
+            )
+
+    wanted_parents = {p for item in inputs for p in item.derived_from} - set(ids)
+    found_parents = store.get_memories(sorted(wanted_parents)) if wanted_parents else {}
+    for i, item in enumerate(inputs):
+        for parent in item.derived_from:
+            if parent not in seen and parent not in found_parents:
+                raise NotFoundError(f"item {i}: derived_from names unknown memory {parent!r}")
+            if parent in seen and seen[parent] >= i:
+                raise ValidationError(
+                    f"item {i}: derived_from {parent!r} must come earlier in the batch"
+                )
+
+    fresh = [(mid, item) for mid, item in zip(ids, inputs, strict=True) if mid not in existing]
+    vectors = checked_vectors(
+        embedder, embedder.embed_documents([item.content for _, item in fresh]), len(fresh)
+    )
+    batch = WriteBatch()
+    created: dict[str, Memory] = {}
+    for (mid, item), vector in zip(fresh, vectors, strict=True):
+        at = item.timestamp or now
+        memory = Memory(
+            id=mid,
+            content=item.content,
+            kind=item.kind,
+            scope=item.scope,
+            agent=item.agent,
+            task=item.task,
+            episode=item.episode,
+            source=item.source,
+            tags=item.tags,
+            keywords=item.keywords,
+            context=item.context,
+            created_at=at,
+            valid_from=at,
+            valid_to=item.valid_to,
+            importance=item.importance,
+            content_hash=content_hash(item.content),
+            embedding=vector,
+        )
+        batch.memories.append(memory)
+        created[mid] = memory
+        _provenance(batch, memory, item)
+    _dedupe_nodes(batch)
+    return batch, [created.get(mid) or existing[mid] for mid in ids]
+
+
+def _provenance(batch: WriteBatch, memory: Memory, item: MemoryInput) -> None:
+    if item.agent:
+        batch.nodes.append(NodeWrite(AGENT, item.agent, on_create={"name": item.agent}))
+        batch.edges.append(EdgeWrite("ATTRIBUTED_TO", memory.id, item.agent))
+    if item.task:
+        batch.nodes.append(NodeWrite(TASK, item.task, on_create={"scope": item.scope}))
+        batch.edges.append(EdgeWrite("FOR_TASK", memory.id, item.task))
+    if item.episode:
+        nodes, edges = episode_nodes(
+            item.episode, item.agent, item.task, item.scope, memory.created_at
+        )
+        batch.nodes.extend(nodes)
+        batch.edges.extend(edges)
+        batch.edges.append(EdgeWrite("GENERATED_IN", memory.id, item.episode))
+    if item.source:
+        sid = source_id(item.source)
+        batch.nodes.append(NodeWrite(SOURCE, sid, on_create={"uri": item.source}))
+        batch.edges.append(EdgeWrite("FROM_SOURCE", memory.id, sid))
+    for parent in item.derived_from:
+        batch.edges.append(EdgeWrite("DERIVED_FROM", memory.id, parent))
+
+
+def _dedupe_nodes(batch: WriteBatch) -> None:
+    """Keep the first write of each node so an episode keeps its earliest start time."""
+    merged: dict[tuple[str, str], NodeWrite] = {}
+    for node in batch.nodes:
+        merged.setdefault((node.label, node.id), node)
+    batch.nodes = list(merged.values())

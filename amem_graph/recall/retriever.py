@@ -1,0 +1,272 @@
+"""Hybrid recall: vector, BM25 and graph-expansion candidates, fused with recency, importance
+and confidence, every hit able to explain itself.
+
+The filter (scope, status, validity, agent, task) is passed into each candidate path, so a
+retracted or out-of-scope memory can never enter through any of them, and a selective filter
+cannot starve the result the way a post-filter would.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from datetime import datetime
+
+from amem_graph.core.config import RetrievalConfig
+from amem_graph.core.models import Explanation, Hit, Memory, PathStep, Signal
+from amem_graph.core.seeding import SeedPlan, tie_ranks
+from amem_graph.embeddings import Embedder
+from amem_graph.stores.base import Expansion, GraphStore, MemoryFilter, Neighbourhood, RankFields
+
+RELEVANCE_SIGNALS = ("vector", "text", "graph")
+PRIOR_SIGNALS = ("recency", "importance", "confidence")
+#: expansion reads the top PREFETCH x k candidates whole, as the likely hits
+PREFETCH = 2
+
+#: memory -> shared hub -> memory (same episode, same task), with the score kept per hop;
+#: lineage edges (``LINEAGE_EDGES``, both ways) keep the score (LINKED times its weight)
+_SIBLING_DECAY = {"GENERATED_IN": 0.5, "FOR_TASK": 0.25}
+
+
+@dataclass(slots=True)
+class _Candidate:
+    """A memory under consideration: signal name -> (raw value, rank), and its graph path."""
+
+    id: str
+    signals: dict[str, tuple[float, int]] = field(default_factory=dict)
+    path: list[PathStep] = field(default_factory=list)
+
+    def explanation(self, fused: float) -> Explanation:
+        signals = {name: Signal(value=v, rank=r) for name, (v, r) in self.signals.items()}
+        return Explanation(signals=signals, fused=fused, path=self.path)
+
+
+def vector_depth(cfg: RetrievalConfig, k: int) -> int:
+    """How many vector candidates recall asks for (0 when the vector signal is off)."""
+    return max(cfg.vector_candidates, 3 * k) if cfg.vector_weight > 0 else 0
+
+
+def seed_plan(cfg: RetrievalConfig, k: int) -> SeedPlan | None:
+    """How recall starts its graph expansion; None when the expansion is off."""
+    if cfg.graph_weight <= 0 or cfg.expand_seeds <= 0 or cfg.expand_hops <= 0:
+        return None
+    return SeedPlan(
+        vector_weight=float(cfg.vector_weight),
+        text_weight=float(cfg.text_weight),
+        rrf_k=cfg.rrf_k,
+        seeds=cfg.expand_seeds,
+        fetch=PREFETCH * k,
+        limit=cfg.expand_fanout,
+    )
+
+
+def _weights(cfg: RetrievalConfig) -> dict[str, float]:
+    """Signal name -> its weight in the fusion."""
+    return {s: float(getattr(cfg, f"{s}_weight")) for s in RELEVANCE_SIGNALS + PRIOR_SIGNALS}
+
+
+class HybridRetriever:
+    """Gathers candidates from the store's three paths and fuses them."""
+
+    def __init__(self, store: GraphStore, embedder: Embedder, config: RetrievalConfig) -> None:
+        self.store = store
+        self.embedder = embedder
+        self.config = config
+
+    def search(
+        self,
+        query: str,
+        k: int,
+        flt: MemoryFilter,
+        now: datetime,
+        config: RetrievalConfig | None = None,
+        query_vector: Sequence[float] | None = None,
+        *,
+        explain: bool = True,
+    ) -> list[Hit]:
+        """The top-k hits for ``query`` among memories ``flt`` admits, each with its
+        ``Explanation`` if ``explain``."""
+        cfg = config or self.config
+        n_vector = vector_depth(cfg, k)
+        n_text = max(cfg.candidates, k) if cfg.text_weight > 0 else 0
+        vector = None
+        if n_vector:
+            vector = query_vector if query_vector is not None else self.embedder.embed_query(query)
+        plan = seed_plan(cfg, k)
+        start: Expansion | None = None
+        if plan is None:
+            found = self.store.search(vector, query, n_vector, n_text, flt)
+        else:  # the search and the first hop at once: one round trip on a server store
+            start = self.store.search_expand(vector, query, n_vector, n_text, flt, plan)
+            found = start.found
+        cands: dict[str, _Candidate] = {}
+        for name, pairs in (("vector", found.vector), ("text", found.text)):
+            for mid, (score, rank) in zip(
+                (m for m, _ in pairs), tie_ranks([s for _, s in pairs]), strict=True
+            ):
+                cands.setdefault(mid, _Candidate(mid)).signals[name] = (score, rank)
+        if not cands:
+            return []  # expansion starts from seeds, so nothing more can come
+        fields = dict(found.fields)
+        memories: dict[str, Memory] = {}
+        if plan is not None and start is not None:
+            reached, memories = self._expand(cands, flt, cfg, plan, start)
+            fields.update(reached)
+        cands = {mid: c for mid, c in cands.items() if mid in fields}
+        self._priors(cands, fields, now, cfg)
+        fused = self._fuse(cands, cfg)
+        order = sorted(cands, key=lambda mid: (-fused[mid], mid))[:k]
+        # only the k shown are read whole (most came with the expansion); one deleted
+        # meanwhile is left out
+        missing = [mid for mid in order if mid not in memories]
+        if missing:
+            memories.update(self.store.get_memories(missing, embeddings=False))
+        shown = [mid for mid in order if mid in memories]
+        return [
+            Hit(
+                memory=memories[mid],
+                score=fused[mid],
+                rank=i + 1,
+                explanation=cands[mid].explanation(fused[mid]) if explain else None,
+            )
+            for i, mid in enumerate(shown)
+        ]
+
+    # -- expansion ------------------------------------------------------------------------
+
+    def _rrf(self, cands: dict[str, _Candidate], cfg: RetrievalConfig) -> dict[str, float]:
+        """Weighted reciprocal rank fusion over whatever signals each candidate has."""
+        weights, rrf_k = _weights(cfg), cfg.rrf_k
+        out: dict[str, float] = {}
+        for mid, c in cands.items():  # a plain loop: this runs over every candidate
+            total = 0.0
+            for signal, (_, rank) in c.signals.items():
+                total += weights[signal] / (rrf_k + rank)
+            out[mid] = total
+        return out
+
+    def _expand(
+        self,
+        cands: dict[str, _Candidate],
+        flt: MemoryFilter,
+        cfg: RetrievalConfig,
+        plan: SeedPlan,
+        start: Expansion,
+    ) -> tuple[dict[str, RankFields], dict[str, Memory]]:
+        """Walk 1-2 hops from the best seeds; only admitted memories become candidates.
+
+        The first hop came with the search (``start``). Returns the ranking fields of the
+        memories reached (read with the filter, in the same round trip that admits them), and
+        the likely hits that hop read whole: the top ``PREFETCH`` x k candidates before
+        expansion, which on convbench held 99.8% of the hits shown, saving recall a round trip.
+        """
+        seed_scores = plan.scores(start.found.vector, start.found.text)
+        seeds = start.seeds
+        frontier: dict[str, tuple[float, list[PathStep]]] = {s: (seed_scores[s], []) for s in seeds}
+        reached: dict[str, tuple[float, list[PathStep]]] = {}
+        fields: dict[str, RankFields] = {}
+        hood = start.hood
+        for hop in range(cfg.expand_hops):
+            if hop:
+                hood = self.store.neighbourhood(sorted(frontier), flt, cfg.expand_fanout)
+            found = self._neighbours(frontier, hood, cfg)
+            fields.update(hood.fields)
+            next_frontier = {}
+            for mid in sorted(found.keys() & hood.fields.keys()):
+                score, path = found[mid]
+                if mid in reached:
+                    continue
+                reached[mid] = (score, path)  # a seed reached from a better seed counts too
+                if mid not in seeds:
+                    next_frontier[mid] = (score, path)
+            frontier = next_frontier
+            if not frontier:
+                break
+        ranked = sorted(reached, key=lambda m: (-reached[m][0], m))
+        for i, mid in enumerate(ranked):
+            score, path = reached[mid]
+            cand = cands.setdefault(mid, _Candidate(mid))
+            cand.signals["graph"] = (score, i + 1)
+            cand.path = path
+        return fields, dict(start.hood.memories)
+
+    def _neighbours(
+        self,
+        frontier: dict[str, tuple[float, list[PathStep]]],
+        hood: Neighbourhood,
+        cfg: RetrievalConfig,
+    ) -> dict[str, tuple[float, list[PathStep]]]:
+        """One hop from the frontier over the store's reads of it: lineage and links, then
+        same-episode/task siblings; each neighbour's best (score, path)."""
+        found: dict[str, tuple[float, list[PathStep]]] = {}
+
+        def offer(seed: str, mid: str, score: float, path: list[PathStep]) -> None:
+            if mid != seed and (mid not in found or found[mid][0] < score):
+                found[mid] = (score, path)
+
+        per_seed: dict[str, int] = {}
+        # in an order that does not depend on the store, so fan-out cuts the same edges
+        for e in sorted(hood.edges, key=lambda e: (e.type, e.src, e.dst, e.key)):
+            for seed, other in ((e.src, e.dst), (e.dst, e.src)):
+                if seed not in frontier or per_seed.get(seed, 0) >= cfg.expand_fanout:
+                    continue
+                per_seed[seed] = per_seed.get(seed, 0) + 1
+                score, path = frontier[seed]
+                weight = float(e.props.get("weight", 1.0)) if e.type == "LINKED" else 1.0
+                step = PathStep(source=e.src, edge=e.type, target=e.dst)
+                offer(seed, other, score * weight, [*path, step])
+        for via, by_seed in hood.siblings.items():
+            decay = _SIBLING_DECAY[via]
+            for seed, pairs in by_seed.items():
+                score, path = frontier[seed]
+                for other, hub in pairs:
+                    steps = [
+                        PathStep(source=seed, edge=via, target=hub),
+                        PathStep(source=other, edge=via, target=hub),
+                    ]
+                    offer(seed, other, score * decay, [*path, *steps])
+        return found
+
+    # -- fusion ---------------------------------------------------------------------------
+
+    def _priors(
+        self,
+        cands: dict[str, _Candidate],
+        fields: dict[str, RankFields],
+        now: datetime,
+        cfg: RetrievalConfig,
+    ) -> None:
+        half_life = cfg.half_life_days * 86_400.0
+        now_s = now.timestamp()
+        values: dict[str, list[tuple[float, str]]] = {s: [] for s in PRIOR_SIGNALS}
+        for mid in cands:
+            m = fields[mid]
+            age = max(0.0, now_s - m.created_at)
+            values["recency"].append((-math.pow(0.5, age / half_life), mid))
+            values["importance"].append((-m.importance, mid))
+            values["confidence"].append((-m.confidence, mid))
+        for signal, pairs in values.items():
+            pairs.sort()  # best first, ties by id
+            ranks = tie_ranks([-negated for negated, _ in pairs])
+            for (_, mid), ranked in zip(pairs, ranks, strict=True):
+                cands[mid].signals[signal] = ranked
+
+    def _fuse(self, cands: dict[str, _Candidate], cfg: RetrievalConfig) -> dict[str, float]:
+        if cfg.mode == "rrf":
+            return self._rrf(cands, cfg)
+        weights = _weights(cfg)
+        bounds: dict[str, tuple[float, float]] = {}
+        for signal in RELEVANCE_SIGNALS + PRIOR_SIGNALS:
+            vals = [c.signals[signal][0] for c in cands.values() if signal in c.signals]
+            if vals:
+                bounds[signal] = (min(vals), max(vals))
+        fused: dict[str, float] = {}
+        for mid, c in cands.items():
+            total = 0.0
+            for signal, (value, _) in c.signals.items():
+                lo, hi = bounds[signal]
+                norm = 1.0 if hi == lo else (value - lo) / (hi - lo)
+                total += weights[signal] * norm
+            fused[mid] = total
+        return fused

@@ -1,0 +1,5 @@
+"""The embedded store: SQLite (the truth) with numpy, BM25 and networkx mirrors for reads."""
+
+from amem_graph.stores.local.store import LocalStore
+
+__all__ = ["LocalStore"]

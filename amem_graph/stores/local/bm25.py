@@ -1,0 +1,103 @@
+"""An in-memory BM25 inverted index over numpy posting arrays.
+
+SQLite's FTS5 ``bm25()`` scores every matching row in SQL and measured ~28 ms per query at
+100k memories; scoring posting arrays with numpy takes a few milliseconds, which keeps hybrid
+recall within a small factor of a bare vector top-k. The index is a cache: the embedded store
+rebuilds it from SQLite and patches it on its own writes.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+
+import numpy as np
+
+from amem_graph.core.text import BM25_B as B
+from amem_graph.core.text import BM25_K1 as K1
+from amem_graph.core.text import analyze
+
+
+class _Postings:
+    """Growable (document position, term frequency) arrays for one term."""
+
+    __slots__ = ("docs", "n", "tfs")
+
+    def __init__(self) -> None:
+        self.docs = np.zeros(4, dtype=np.int64)
+        self.tfs = np.zeros(4, dtype=np.float32)
+        self.n = 0
+
+    def add(self, doc: int, tf: int) -> None:
+        if self.n == len(self.docs):
+            self.docs = np.resize(self.docs, self.n * 2)
+            self.tfs = np.resize(self.tfs, self.n * 2)
+        self.docs[self.n] = doc
+        self.tfs[self.n] = tf
+        self.n += 1
+
+    def remove(self, doc: int) -> None:
+        keep = self.docs[: self.n] != doc
+        kept = int(keep.sum())
+        self.docs[:kept] = self.docs[: self.n][keep]
+        self.tfs[:kept] = self.tfs[: self.n][keep]
+        self.n = kept
+
+
+class BM25Index:
+    """Okapi BM25 (k1=1.2, b=0.75, Lucene's idf) over documents addressed by position."""
+
+    def __init__(self) -> None:
+        self.postings: dict[str, _Postings] = {}
+        self.doc_terms: dict[int, Counter[str]] = {}
+        self.texts: dict[int, str] = {}
+        self.lengths = np.zeros(1024, dtype=np.float32)
+        self.total_length = 0.0
+        self.documents = 0
+
+    def set(self, doc: int, text: str) -> None:
+        """Index (or re-index) the text of document ``doc``."""
+        self.remove(doc)
+        terms = Counter(analyze(text))
+        if doc >= len(self.lengths):
+            self.lengths = np.resize(self.lengths, max(doc + 1, len(self.lengths) * 2))
+        self.lengths[doc] = sum(terms.values())
+        self.total_length += float(self.lengths[doc])
+        self.documents += 1 if terms else 0
+        self.doc_terms[doc] = terms
+        self.texts[doc] = text
+        for term, tf in terms.items():
+            self.postings.setdefault(term, _Postings()).add(doc, tf)
+
+    def text(self, doc: int) -> str | None:
+        """The text document ``doc`` was indexed with, if any."""
+        return self.texts.get(doc)
+
+    def remove(self, doc: int) -> None:
+        """Forget document ``doc``."""
+        terms = self.doc_terms.pop(doc, None)
+        self.texts.pop(doc, None)
+        if terms is None:
+            return
+        self.total_length -= float(self.lengths[doc])
+        self.documents -= 1 if terms else 0
+        self.lengths[doc] = 0
+        for term in terms:
+            self.postings[term].remove(doc)
+
+    def scores(self, query: str, size: int) -> np.ndarray:
+        """BM25 of every document position below ``size`` (0 where no term matches)."""
+        out = np.zeros(size, dtype=np.float32)
+        count = self.documents  # Lucene's docCount: documents with at least one term
+        if count == 0:
+            return out
+        avg = self.total_length / count
+        lengths = self.lengths[:size]
+        for term in dict.fromkeys(analyze(query)):
+            post = self.postings.get(term)
+            if post is None or post.n == 0:
+                continue
+            docs, tfs = post.docs[: post.n], post.tfs[: post.n]
+            idf = np.log1p((count - post.n + 0.5) / (post.n + 0.5))
+            norm = K1 * (1 - B + B * lengths[docs] / avg)
+            out[docs] += idf * tfs * (K1 + 1) / (tfs + norm)
+        return out

@@ -1,0 +1,1 @@
+"""Moving a whole memory graph between stores (lossless JSONL export and import)."""
