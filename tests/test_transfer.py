@@ -26,8 +26,8 @@ from amem_graph import (
     StoreError,
     ValidationError,
 )
-from amem_graph.core.schema import EDGE_TYPES, NODE_LABELS
 from amem_graph.core import codec
+from amem_graph.core.schema import EDGE_TYPES, NODE_LABELS
 from amem_graph.stores.base import Edge, EdgeWrite, GraphStore, MemoryFilter, WriteBatch
 from amem_graph.stores.local.store import LocalStore
 from amem_graph.transfer.jsonl import FORMAT, export_graph, import_graph
