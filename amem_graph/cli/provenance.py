@@ -11,7 +11,7 @@ import click
 
 from amem_graph.cli import render
 from amem_graph.cli.support import ISO_TIME, Settings, emit, graph, pass_settings
-from amem_graph.provenance.audit import AUDIT_KINDS
+from amem_graph.memory import AUDIT_KINDS
 
 
 @click.command()

@@ -17,9 +17,14 @@ from rich.tree import Tree
 
 from amem_graph.core.models import Hit, Memory, PathStep, Signal
 from amem_graph.core.schema import MEMORY, NODE_LABELS, OUTCOME
-from amem_graph.provenance.audit import AuditEvent
-from amem_graph.provenance.retraction import RestoreReport, RetractionReport
-from amem_graph.provenance.trace import Impact, ProvenanceGraph, Trace
+from amem_graph.memory import (
+    AuditEvent,
+    Impact,
+    ProvenanceGraph,
+    RestoreReport,
+    RetractionReport,
+    Trace,
+)
 
 if TYPE_CHECKING:  # the analyst module pulls in the Neo4j driver; only its types are needed
     from amem_graph.analyst.pack import AnalystQuery
