@@ -1,7 +1,7 @@
 """The ``amem`` command line: the group, and add, ingest, search, show, stats and the demo.
 
-Provenance commands (trace, impact, retract, restore, audit) live in ``cli/provenance.py``; data
-in and out (export, import, cypher, neo4j) in ``cli/data.py``; shared plumbing in ``cli/support.py``.
+Provenance commands (trace, impact, retract, restore, audit) live in ``provenance.py``; data in
+and out (export, import, cypher, neo4j) in ``data.py``; shared plumbing in ``support.py``.
 
 Results go to stdout (rich tables, or plain JSON with ``--json``); progress, spinners and
 errors go to stderr, so ``amem --json ... | jq`` always sees clean JSON. Library errors
