@@ -208,6 +208,7 @@ def test_unreachable_server_fails_fast() -> None:
     assert "127.0.0.1:1" in info.value.message
 
 
+@pytest.mark.slow  # waits out a connect timeout on purpose
 @pytest.mark.parametrize("scheme", ["bolt", "neo4j"])
 def test_silent_server_fails_within_a_bounded_time(scheme: str) -> None:
     """A port that accepts connections but never speaks Bolt must not hang connect()."""
