@@ -475,9 +475,21 @@ def test_impact_counts_and_lists(amem: Amem, poisoned: World) -> None:
 def test_retract_dry_run_changes_nothing(amem: Amem, db: Path, poisoned: World) -> None:
     before = statuses_in(db)
     out = ok(amem("retract", poisoned.poison, "--reason", "evil", "--dry-run")).stdout
-    assert "dry run: nothing was changed" in out and "derived1, derived2, poison" in out
+    assert "dry run: nothing was changed or stored" in out and "derived1, derived2, poison" in out
+    assert "amem restore" not in out and "retraction-" not in out  # no id that looks usable
     assert statuses_in(db) == before
     assert json.loads(ok(amem("--json", "audit")).stdout) == []
+    dry = json.loads(
+        ok(amem("--json", "retract", poisoned.poison, "--reason", "evil", "--dry-run")).stdout
+    )
+    assert dry["id"] is None and dry["dry_run"] is True
+
+
+def test_restore_of_an_unknown_id_says_a_dry_run_stores_none(amem: Amem, poisoned: World) -> None:
+    result = amem("restore", "retraction-0123")
+    assert result.exit_code == 2
+    assert "no retraction 'retraction-0123'" in result.output
+    assert "dry run stores nothing" in result.output
 
 
 def test_retract_cascades_and_restore_undoes_it(amem: Amem, db: Path, poisoned: World) -> None:

@@ -82,11 +82,10 @@ def retract(
             episode=episode,
             by=by,
         )
-    emit(
-        settings,
-        report.model_dump(mode="json"),
-        lambda c: c.print(render.retraction_table(report)),
-    )
+    data = report.model_dump(mode="json")
+    if report.dry_run:
+        data["id"] = None  # a dry run stores nothing: no id for `amem restore`
+    emit(settings, data, lambda c: c.print(render.retraction_table(report)))
 
 
 @click.command()

@@ -321,9 +321,13 @@ def _field_table(title: str, caption: str | None) -> Table:
 
 def retraction_table(report: RetractionReport) -> Table:
     """What a retraction did (or, dry, would do), and how to undo it."""
-    table = _field_table(
-        f"Retraction {report.id}", "dry run: nothing was changed" if report.dry_run else None
-    )
+    if report.dry_run:  # nothing is stored, so there is no id that restore could take
+        table = _field_table(
+            "Retraction (dry run)",
+            "dry run: nothing was changed or stored; run it again without --dry-run to retract",
+        )
+    else:
+        table = _field_table(f"Retraction {report.id}", None)
     table.add_row("selector", Text(report.selector))
     table.add_row("reason", Text(report.reason))
     table.add_row("by", _cell(report.by))
