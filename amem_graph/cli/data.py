@@ -164,7 +164,9 @@ def cypher(
     emit(
         settings,
         result.as_dict(),
-        lambda c: c.print(render.rows_table(result.columns, result.rows, query.question)),
+        lambda c: c.print(
+            render.rows_table(result.columns, result.rows, query.question, width=c.width)
+        ),
     )
 
 
@@ -214,7 +216,9 @@ def init(settings: Settings) -> None:
         settings,
         data,
         lambda c: c.print(
-            render.rows_table(columns, rows, f"Indexes on {target} (Neo4j {version})")
+            render.rows_table(
+                columns, rows, f"Indexes on {target} (Neo4j {version})", width=c.width
+            )
         ),
     )
 

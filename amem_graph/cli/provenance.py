@@ -121,7 +121,7 @@ def audit(
     emit(
         settings,
         [e.model_dump(mode="json") for e in events],
-        lambda c: c.print(render.audit_table(events)),
+        lambda c: c.print(render.audit_table(events, width=c.width)),
     )
 
 
