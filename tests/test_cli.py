@@ -740,3 +740,30 @@ def test_neo4j_init_applies_the_schema_and_lists_indexes(neo4j_graph: MemoryGrap
 def test_neo4j_init_needs_a_neo4j_uri(amem: Amem) -> None:
     result = amem("neo4j", "init")
     assert result.exit_code == 2 and "needs a Neo4j store" in result.stderr
+
+
+def test_audit_names_who_acted_without_by(amem: Amem, poisoned: World) -> None:
+    ok(amem("retract", "poison", "--reason", "bad", env={"AMEM_ACTOR": "oncall-ana"}))
+    events = json.loads(ok(amem("--json", "audit")).stdout)
+    assert [e["actor"] for e in events] == ["oncall-ana"]
+
+
+def test_search_in_an_episode_then_outcome_credits_the_reads(
+    amem: Amem, graph: Callable[[], MemoryGraph]
+) -> None:
+    ok(amem("add", "The staging DB password rotates on Mondays", "--id", "rotate"))
+    ok(amem("add", "Lunch is at noon on Fridays", "--id", "lunch"))
+    hits = json.loads(
+        ok(amem("--json", "search", "staging password", "--episode", "ep-1", "-k", "1")).stdout
+    )
+    assert [h["memory"]["id"] for h in hits] == ["rotate"]
+    done = json.loads(ok(amem("--json", "outcome", "ep-1", "--success")).stdout)
+    assert done["success"] is True and done["episode"] == "ep-1"
+    mg = graph()
+    assert mg.get("rotate").confidence > 0.5  # credited
+    assert mg.get("lunch").confidence == 0.5  # not read, not credited
+    again = amem("outcome", "ep-1", "--failure")
+    assert again.exit_code == 2 and "already has an outcome" in again.output
+    assert amem("outcome", "ep-1").exit_code == 2  # neither --success nor --failure
+    missing = amem("outcome", "no-such-episode", "--success")
+    assert missing.exit_code == 2 and "no episode" in missing.output

@@ -22,6 +22,7 @@ import pydantic
 from rich.console import Console
 
 from amem_graph.cli import data as cli_data
+from amem_graph.cli import episodes as cli_episodes
 from amem_graph.cli import provenance as cli_provenance
 from amem_graph.cli import render
 from amem_graph.cli.support import (
@@ -174,6 +175,13 @@ def show(settings: Settings, memory_id: str) -> None:
 @click.option("--agent", help="Only memories written by this agent.")
 @click.option("--task", help="Only memories for this task.")
 @click.option("--explain", is_flag=True, help="Also show every signal behind each hit.")
+@click.option(
+    "--episode",
+    metavar="ID",
+    help="Recall inside this episode (created on first use): the hits are logged as READ "
+    "edges, and `amem outcome ID` later credits them.",
+)
+@click.option("--reader", metavar="AGENT", help="With --episode: the agent running it.")
 @pass_settings
 def search(
     settings: Settings,
@@ -183,10 +191,18 @@ def search(
     agent: str | None,
     task: str | None,
     explain: bool,
+    episode: str | None,
+    reader: str | None,
 ) -> None:
     """Recall the K memories most useful for QUERY (hybrid vector, text and graph)."""
+    if reader is not None and episode is None:
+        raise click.UsageError("--reader names the agent of an --episode; give --episode too")
     with graph(settings) as mg:
-        hits = mg.recall(query, k, scope, agent=agent, task=task, explain=explain)
+        if episode is None:
+            hits = mg.recall(query, k, scope, agent=agent, task=task, explain=explain)
+        else:
+            with mg.episode(agent=reader, task=task, scope=scope, id=episode) as ep:
+                hits = ep.recall(query, k, agent=agent, task=task, explain=explain)
 
     def show_hits(console: Console) -> None:
         if not hits:
@@ -395,7 +411,7 @@ def demo(settings: Settings, demo_store: str | None, demo_embedder: str | None) 
         click.echo(json.dumps(summary, indent=2, default=str))
 
 
-for _command in (*cli_provenance.COMMANDS, *cli_data.COMMANDS):
+for _command in (*cli_provenance.COMMANDS, *cli_data.COMMANDS, *cli_episodes.COMMANDS):
     cli.add_command(_command)
 
 

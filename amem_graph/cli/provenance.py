@@ -50,7 +50,9 @@ def impact(settings: Settings, memory_id: str) -> None:
     "reading them.",
 )
 @click.option("--dry-run", is_flag=True, help="Report what would change; change nothing.")
-@click.option("--by", help="Who is retracting (recorded on the retraction).")
+@click.option(
+    "--by", help="Who is retracting, for the audit log (default: $AMEM_ACTOR, else your login)."
+)
 @pass_settings
 def retract(
     settings: Settings,
@@ -80,7 +82,7 @@ def retract(
             since=since,
             source=source,
             episode=episode,
-            by=by,
+            by=settings.actor(by),
         )
     data = report.model_dump(mode="json")
     if report.dry_run:
@@ -90,13 +92,15 @@ def retract(
 
 @click.command()
 @click.argument("retraction_id", metavar="RETRACTION_ID")
-@click.option("--by", help="Who is restoring (recorded in the audit log).")
+@click.option(
+    "--by", help="Who is restoring, for the audit log (default: $AMEM_ACTOR, else your login)."
+)
 @click.option("--reason", default="", help="Why, for the audit log.")
 @pass_settings
 def restore(settings: Settings, retraction_id: str, by: str | None, reason: str) -> None:
     """Undo a retraction exactly; memories another active retraction holds stay down."""
     with graph(settings, existing=True, embeds=False) as mg:
-        report = mg.restore(retraction_id, by=by, reason=reason)
+        report = mg.restore(retraction_id, by=settings.actor(by), reason=reason)
     emit(settings, report.model_dump(mode="json"), lambda c: c.print(render.restore_table(report)))
 
 
