@@ -270,7 +270,7 @@ def test_ingest_stores_every_line(
 ) -> None:
     path = write_jsonl(tmp_path / "good.jsonl", GOOD_ROWS)
     result = ok(amem("ingest", str(path), "--batch-size", "2"))
-    assert "stored 5 memories" in result.stdout
+    assert "wrote 5 memories" in result.stdout
     assert "ingesting" not in result.stdout, "progress belongs on stderr"
 
     mg = graph()
@@ -285,7 +285,7 @@ def test_ingest_stores_every_line(
 def test_ingest_json_reports_count_only_on_stdout(amem: Amem, tmp_path: Path) -> None:
     path = write_jsonl(tmp_path / "good.jsonl", GOOD_ROWS)
     out = json.loads(ok(amem("--json", "ingest", str(path))).stdout)
-    assert out == {"stored": 5, "file": str(path)}
+    assert out == {"stored": 5, "written": 5, "already_present": 0, "file": str(path)}
 
 
 def test_ingest_reads_stdin(amem: Amem) -> None:
@@ -325,8 +325,9 @@ def test_ingest_bad_line_names_it_and_stores_nothing(
     # batch size 1: anything not validated up front would already have been written
     result = amem("ingest", str(path), "--batch-size", "1")
     assert result.exit_code == 2, result.output
-    assert result.stderr.startswith("error: line 3:")
+    assert result.stderr.startswith(f"error: {path}:3:")
     assert problem in result.stderr
+    assert "hint: " in result.stderr and "nothing from the file was stored" in result.stderr
     assert "Traceback" not in result.output
     assert counts(amem) == before
     assert amem("show", "b1").exit_code == 2
@@ -355,8 +356,11 @@ def test_ingest_write_failure_keeps_earlier_batches_and_rerun_completes(
     assert amem("show", "w3").exit_code == 2
 
     monkeypatch.setattr(MemoryGraph, "remember_many", real)
-    assert "stored 5 memories" in ok(amem("ingest", str(path))).stdout
+    rerun = ok(amem("ingest", str(path))).stdout
+    assert "wrote 3 memories" in rerun and "2 memories already present" in rerun
     assert counts(amem)["Memory"] == 5, "re-running a file with ids must not duplicate"
+    again = json.loads(ok(amem("--json", "ingest", str(path))).stdout)
+    assert (again["written"], again["already_present"]) == (0, 5)
 
 
 def test_ingest_first_batch_failure_says_nothing_stored(

@@ -34,6 +34,7 @@ from amem_graph.cli.support import (
     pass_settings,
     progress_bar,
 )
+from amem_graph.core.config import MemoryGraphConfig
 from amem_graph.core.errors import (
     AmemGraphError,
     ConflictError,
@@ -240,39 +241,54 @@ def _json_type(value: object) -> str:
     return names.get(type(value), "a number")
 
 
-def parse_line(number: int, raw: str, default_scope: str, max_length: int) -> MemoryInput:
-    """Validate one JSONL line exactly as ``remember`` would; errors name the line."""
-    where = f"line {number}"
+#: every ingest error ends with what to do about it
+INGEST_HINT = "fix that line and run the command again; nothing from the file was stored"
+
+
+def parse_line(
+    number: int, raw: str, default_scope: str, max_length: int, source: str = "-"
+) -> MemoryInput:
+    """Validate one JSONL line exactly as ``remember`` would; errors name ``source:line``."""
+    where = f"{source}:{number}"
     try:
         obj = json.loads(raw.strip())
     except json.JSONDecodeError as exc:
-        raise ValidationError(f"{where}: invalid JSON: {exc.msg} (column {exc.colno})") from None
+        raise ValidationError(
+            f"{where}: invalid JSON: {exc.msg} (column {exc.colno})", hint=INGEST_HINT
+        ) from None
     if not isinstance(obj, dict):
-        raise ValidationError(f"{where}: expected a JSON object, got {_json_type(obj)}")
+        raise ValidationError(
+            f"{where}: expected a JSON object, got {_json_type(obj)}", hint=INGEST_HINT
+        )
     if obj.get("scope") is None:
         obj["scope"] = default_scope
     try:
         item = MemoryInput.model_validate(obj)
     except pydantic.ValidationError as exc:
-        raise ValidationError(format_pydantic_error(exc, where)) from None
+        raise ValidationError(format_pydantic_error(exc, where), hint=INGEST_HINT) from None
     if len(item.content) > max_length:
         raise ValidationError(
-            f"{where}: content is {len(item.content)} characters, the limit is {max_length}"
+            f"{where}: content is {len(item.content)} characters, the limit is {max_length}",
+            hint=INGEST_HINT,
         )
     return item
 
 
-def parse_jsonl(raw_lines: Iterable[str], default_scope: str, max_length: int) -> list[Line]:
+def parse_jsonl(
+    raw_lines: Iterable[str], default_scope: str, max_length: int, source: str = "-"
+) -> list[Line]:
     """Every non-blank line, validated; the first bad one raises."""
     return [
-        Line(n, parse_line(n, raw, default_scope, max_length))
+        Line(n, parse_line(n, raw, default_scope, max_length, source))
         for n, raw in enumerate(raw_lines, start=1)
         if raw.strip()
     ]
 
 
-def check_references(lines: Sequence[Line], mg: MemoryGraph) -> None:
-    """Catch, before any write, what would otherwise fail in a later batch.
+def check_references(lines: Sequence[Line], mg: MemoryGraph, source: str = "-") -> int:
+    """Catch, before any write, what would otherwise fail in a later batch; returns how many
+    lines are already stored (same id, same content), which re-running a file writes again
+    as no-ops.
 
     Repeated ids, parents defined later in the file or nowhere, and ids stored with other
     content would each leave earlier batches written; here they store nothing.
@@ -282,7 +298,10 @@ def check_references(lines: Sequence[Line], mg: MemoryGraph) -> None:
         mid = line.item.id
         if mid is not None:
             if mid in defined:
-                raise ValidationError(f"line {line.number}: id {mid!r} repeats line {defined[mid]}")
+                raise ValidationError(
+                    f"{source}:{line.number}: id {mid!r} repeats line {defined[mid]}",
+                    hint=INGEST_HINT,
+                )
             defined[mid] = line.number
     outside: dict[str, int] = {}
     for line in lines:
@@ -292,19 +311,26 @@ def check_references(lines: Sequence[Line], mg: MemoryGraph) -> None:
                 outside.setdefault(parent, line.number)
             elif at >= line.number:
                 raise ValidationError(
-                    f"line {line.number}: derived_from {parent!r} is defined on line {at}",
-                    hint="put parents on earlier lines than the memories derived from them",
+                    f"{source}:{line.number}: derived_from {parent!r} is defined on line {at}",
+                    hint="put parents on earlier lines than the memories derived from them; "
+                    "nothing from the file was stored",
                 )
     stored = mg.get_many(sorted(set(outside) | set(defined)))
     for parent, number in outside.items():
         if parent not in stored:
-            raise NotFoundError(f"line {number}: derived_from names unknown memory {parent!r}")
+            raise NotFoundError(
+                f"{source}:{number}: derived_from names unknown memory {parent!r}",
+                hint=INGEST_HINT,
+            )
     for line in lines:
         old = None if line.item.id is None else stored.get(line.item.id)
         if old is not None and old.content_hash != content_hash(line.item.content):
             raise ConflictError(
-                f"line {line.number}: memory {line.item.id!r} already exists with other content"
+                f"{source}:{line.number}: memory {line.item.id!r} already exists with other "
+                "content",
+                hint="give it another id, or drop the line; nothing from the file was stored",
             )
+    return sum(1 for line in lines if line.item.id is not None and line.item.id in stored)
 
 
 def write_batches(mg: MemoryGraph, lines: Sequence[Line], batch_size: int) -> int:
@@ -361,16 +387,26 @@ def ingest(settings: Settings, file: IO[str], batch_size: int) -> None:
     while writing (e.g. the store goes away), the earlier batches stay stored and the
     error says up to which line; lines with an "id" make re-running the file safe.
     """
-    with graph(settings) as mg:
-        lines = parse_jsonl(file, mg.config.default_scope, mg.config.max_content_length)
-        check_references(lines, mg)
-        stored = write_batches(mg, lines, batch_size)
     name = getattr(file, "name", "-")
+    source = "<stdin>" if name in ("-", "<stdin>") else name
+    config = MemoryGraphConfig()  # the CLI's graphs use the defaults: no model for validation
+    lines = parse_jsonl(file, config.default_scope, config.max_content_length, source)
+    with graph(settings) as mg:
+        present = check_references(lines, mg, source)
+        stored = write_batches(mg, lines, batch_size)
+    written = stored - present
     emit(
         settings,
-        {"stored": stored, "file": name},
-        lambda c: c.print(f"stored {stored} memories from {name}"),
+        {"stored": stored, "written": written, "already_present": present, "file": name},
+        lambda c: c.print(
+            f"wrote {_memories(written)} from {name}"
+            + (f"; {_memories(present)} already present" if present else "")
+        ),
     )
+
+
+def _memories(n: int) -> str:
+    return f"{n} memory" if n == 1 else f"{n} memories"
 
 
 # -- demo ---------------------------------------------------------------------------------

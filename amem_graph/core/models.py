@@ -46,8 +46,8 @@ def ensure_aware(value: datetime) -> datetime:
     """Reject naive timestamps: a memory's time must mean one instant everywhere."""
     if value.tzinfo is None or value.tzinfo.utcoffset(value) is None:
         raise ValueError(
-            f"timestamp {value.isoformat()} has no timezone; pass an aware datetime "
-            "(e.g. datetime.now(UTC))"
+            f"timestamp {value.isoformat()} has no timezone; give one, e.g. "
+            f"{value.isoformat()}+00:00 (from Python: an aware datetime)"
         )
     return value.astimezone(UTC)
 
