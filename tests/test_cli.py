@@ -771,3 +771,26 @@ def test_search_in_an_episode_then_outcome_credits_the_reads(
     assert amem("outcome", "ep-1").exit_code == 2  # neither --success nor --failure
     missing = amem("outcome", "no-such-episode", "--success")
     assert missing.exit_code == 2 and "no episode" in missing.output
+
+
+def test_import_re_embed_moves_a_graph_to_another_model(tmp_path: Path) -> None:
+    small = tmp_path / "small.db"
+    with MemoryGraph.open(small, embedder=HashingEmbedder(64)) as mg:
+        mg.remember("The staging DB password rotates on Mondays", id="rotate")
+        mg.remember("Lunch is at noon on Fridays", id="lunch", derived_from=["rotate"])
+    out = tmp_path / "graph.jsonl"
+    runner = CliRunner()
+    assert runner.invoke(cli, ["--store", str(small), "export", "--out", str(out)]).exit_code == 0
+    target = tmp_path / "big.db"
+    args = ["--store", str(target), "--embedder", "hashing", "import", str(out), "--re-embed"]
+    done = runner.invoke(cli, args, env=BASE_ENV)
+    assert done.exit_code == 0, done.output
+    with MemoryGraph.open(target, embedder="hashing") as mg:  # 256 dims: would refuse 64
+        assert mg.store.embedder_info() == ("hashing-256", 256)
+        assert len(mg.get("rotate").embedding or []) == 256
+        assert [h.memory.id for h in mg.recall("staging password rotates", k=1)] == ["rotate"]
+        assert mg.trace("lunch").upstream.ancestor_ids == ["rotate"]  # the edges came along
+    kept = runner.invoke(cli, ["--store", str(tmp_path / "kept.db"), "import", str(out)])
+    assert kept.exit_code == 0, kept.output
+    with MemoryGraph.open(tmp_path / "kept.db", embedder=HashingEmbedder(64)) as mg:
+        assert mg.store.embedder_info() == ("hashing-64", 64)  # without --re-embed: the file's

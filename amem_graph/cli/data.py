@@ -90,18 +90,28 @@ def training_data(settings: Settings, out: str, scope: str | None, agent: str | 
     help="Records per write transaction.",
 )
 @click.option("--atomic", is_flag=True, help="One transaction for the whole file: all or nothing.")
+@click.option(
+    "--re-embed",
+    is_flag=True,
+    help="Embed every memory again with --embedder (default minilm) instead of keeping the "
+    "file's vectors: the way to move a graph to another model.",
+)
 @pass_settings
-def import_(settings: Settings, file: str, batch_size: int, atomic: bool) -> None:
+def import_(settings: Settings, file: str, batch_size: int, atomic: bool, re_embed: bool) -> None:
     """Load a whole-graph export FILE into an EMPTY store (--store), losslessly.
 
     The whole file is validated first: a bad line N is reported as line N and nothing is
-    written. The store keeps the file's embedder and vectors (--embedder does not re-embed).
-    Writes go in batches; if one fails, earlier batches stay: empty the store and re-run, or
-    use --atomic.
+    written. The store keeps the file's embedder and vectors, unless --re-embed computes new
+    ones with --embedder. Writes go in batches; if one fails, earlier batches stay: empty the
+    store and re-run, or use --atomic.
     """
     with progress_to("importing") as update:
         report = admin.import_graph(
-            settings.target(), file, batch_size=None if atomic else batch_size, progress=update
+            settings.target(),
+            file,
+            batch_size=None if atomic else batch_size,
+            progress=update,
+            re_embed=(settings.embedder_choice() or "minilm") if re_embed else None,
         )
     emit(
         settings,

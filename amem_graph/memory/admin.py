@@ -116,10 +116,18 @@ def import_graph(
     *,
     batch_size: int | None = DEFAULT_BATCH_SIZE,
     progress: Progress | None = None,
+    re_embed: str | None = None,
 ) -> TransferReport:
-    """Load a whole-graph export into the empty store at ``target`` (``None``: one transaction)."""
+    """Load a whole-graph export into the empty store at ``target`` (``None``: one transaction).
+
+    ``re_embed`` names an embedder (``minilm``, ``hashing``, ...) whose vectors replace the
+    file's: the way to move a graph to another model.
+    """
+    embedder = None if re_embed is None else resolve_embedder(re_embed)
     with closing(open_store(target)) as store:
-        return transfer.import_graph(store, file, batch_size=batch_size, progress=progress)
+        return transfer.import_graph(
+            store, file, batch_size=batch_size, progress=progress, re_embed=embedder
+        )
 
 
 def _neo4j_target(target: str) -> str:
