@@ -18,7 +18,7 @@ from amem_graph.core.codec import json_ready
 from amem_graph.core.errors import ValidationError
 
 if TYPE_CHECKING:
-    from amem_graph.stores.neo4j.store import Neo4jStore
+    from amem_graph.stores.neo4j.connection import Neo4jConnection
 
 
 def plain(value: Any) -> Any:
@@ -42,7 +42,7 @@ def plain(value: Any) -> Any:
 
 
 def run_read(
-    store: Neo4jStore,
+    store: Neo4jConnection,
     cypher: str,
     params: Mapping[str, Any] | None = None,
     *,
