@@ -188,8 +188,9 @@ class LocalConnection:
                 raise EmbedderMismatchError(
                     f"the store at {self.path} was built with embedder {recorded[0]!r} "
                     f"({recorded[1]} dims), not {name!r} ({dims} dims)",
-                    hint=f"open it with the embedder it was built with, or export and re-import "
-                    f"into a new store to re-embed with {name!r}",
+                    hint="open it with the embedder it was built with, or move it to another "
+                    "model: `amem export --out g.jsonl`, then `amem --store NEW --embedder "
+                    "NAME import g.jsonl --re-embed`",
                 )
 
         self._guard("recording the embedder", run)

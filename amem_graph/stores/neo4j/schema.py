@@ -121,8 +121,9 @@ class Neo4jSchema(Neo4jConnection):
                 raise EmbedderMismatchError(
                     f"the Neo4j store at {self.uri} was built with embedder {recorded[0]!r} "
                     f"({recorded[1]} dims), not {name!r} ({dims} dims)",
-                    hint=f"open it with the embedder it was built with, or export and re-import "
-                    f"into a new store to re-embed with {name!r}",
+                    hint="open it with the embedder it was built with, or move it to another "
+                    "model: `amem export --out g.jsonl`, then `amem --store NEW --embedder "
+                    "NAME import g.jsonl --re-embed`",
                 )
             self._ensure_vector_index(dims)
             self._embedder = (name, dims)
