@@ -427,20 +427,40 @@ def _memories(n: int) -> str:
     default=None,
     help="minilm (default, real model) or hashing (instant).",
 )
+@click.option(
+    "--png",
+    metavar="FILE",
+    type=click.Path(dir_okay=False, writable=True),
+    default=None,
+    help="Where to draw the lineage picture. Default: amem-demo-lineage.png in the system's "
+    "temporary folder (the output names it).",
+)
+@click.option("--no-png", is_flag=True, help="Draw no picture.")
 @pass_settings
-def demo(settings: Settings, demo_store: str | None, demo_embedder: str | None) -> None:
+def demo(
+    settings: Settings,
+    demo_store: str | None,
+    demo_embedder: str | None,
+    png: str | None,
+    no_png: bool,
+) -> None:
     """Run a one-minute scripted story: two agents, outcome credit, provenance, and an
     analyst retracting bad advice with its downstream, then restoring it.
 
-    Uses a fresh in-memory store unless --store is given, so it never touches ./.amem.
+    Uses a fresh in-memory store unless --store is given, so it never touches ./.amem; the
+    lineage picture goes to the temporary folder unless --png says where.
     """
+    import tempfile
+    from pathlib import Path
+
     from amem_graph.cli.demo import run_demo
 
     target = demo_store or settings.store or ":memory:"
     choice = demo_embedder or settings.embedder_choice()
     console = err_console() if settings.as_json else Console()
+    picture = None if no_png else Path(png or Path(tempfile.gettempdir()) / "amem-demo-lineage.png")
     with open_graph(target, choice) as mg:
-        summary = run_demo(mg, console)
+        summary = run_demo(mg, console, picture=picture)
     if target == ":memory:":
         console.print("[dim]The demo store was in memory and is gone; pass --store to keep it.[/]")
     if settings.as_json:

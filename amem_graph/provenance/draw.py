@@ -101,14 +101,17 @@ def node_colour(data: dict[str, Any]) -> str:
     return LABEL_COLOURS.get(str(label), "#cccccc")
 
 
-def caption(data: dict[str, Any], width: int = 18) -> str:
-    """Two short lines under a node: its id, and its kind and status (or its verdict)."""
+def caption(data: dict[str, Any], width: int = 20, strip: str = "") -> str:
+    """Two short lines under a node: its id (``strip`` removed), and its kind and status (or
+    its verdict)."""
     label = data.get("label")
     if label == "Folded":
         return str(data["text"])
     name = str(data.get("uri") or data.get("id")) if label == "Source" else str(data.get("id"))
     if label == "Source":
         name = name.split("://", 1)[-1]
+    if strip:
+        name = name.replace(strip, "")
     short = name if len(name) <= width else name[: width - 1] + "…"
     if label == "Memory":
         return f"{short}\n{data.get('kind', '')} · {data.get('status', '')}"
@@ -253,10 +256,12 @@ def draw_graph(
     title: str | None = None,
     max_per_column: int = 12,
     edge_labels: bool = True,
+    strip: str = "",
     path: str | Path | None = None,
 ) -> Figure:
-    """A matplotlib Figure of ``view``; ``focus`` nodes get a heavy outline; ``path`` also
-    writes it (PNG, SVG or PDF by suffix)."""
+    """A matplotlib Figure of ``view``; ``focus`` nodes get a heavy outline; ``strip`` is cut
+    from captions (say a run prefix all ids share); ``path`` also writes it (PNG, SVG or PDF by
+    suffix)."""
     plan = layout(view, focus, max_per_column)
     graph, pos = plan.graph, plan.position
     n_cols = max(plan.column.values(), default=0) + 1
@@ -266,7 +271,7 @@ def draw_graph(
     fig = _new_figure(max(6.0, 2.3 * n_cols + 1.0), max(3.5, 0.85 * tallest + 2.0))
     ax = fig.add_subplot()
     _draw_edges(ax, graph, pos, plan.column, edge_labels)
-    _draw_nodes(ax, graph, pos, set(focus))
+    _draw_nodes(ax, graph, pos, set(focus), strip)
     ax.set_xlim(-0.6, n_cols - 0.4)
     ax.set_ylim(-0.9, tallest - 0.3)
     ax.set_axis_off()
@@ -278,7 +283,9 @@ def draw_graph(
     return fig
 
 
-def _draw_nodes(ax: Axes, graph: Any, pos: dict[str, tuple[float, float]], focus: set[str]) -> None:
+def _draw_nodes(
+    ax: Axes, graph: Any, pos: dict[str, tuple[float, float]], focus: set[str], strip: str
+) -> None:
     for node, data in graph.nodes(data=True):
         x, y = pos[node]
         label = data.get("label")
@@ -295,7 +302,7 @@ def _draw_nodes(ax: Axes, graph: Any, pos: dict[str, tuple[float, float]], focus
         )
         dot.set_gid(f"node:{node}")
         text = ax.annotate(
-            caption(data),
+            caption(data, strip=strip),
             (x, y),
             xytext=(0, -17),
             textcoords="offset points",
@@ -320,7 +327,9 @@ def _draw_edges(
     bundles: dict[tuple[str, int, int], list[tuple[str, str]]] = defaultdict(list)
     for src, dst, data in graph.edges(data=True):
         kind = str(data.get("type"))
-        same = col[src] == col[dst]
+        span = abs(col[src] - col[dst])
+        # same column: a loop-like arc; long edges bow a little so parallel ones separate
+        rad = 0.35 if span == 0 else min(0.3, 0.1 * (span - 1))
         arrow = FancyArrowPatch(
             pos[src],
             pos[dst],
@@ -331,7 +340,7 @@ def _draw_edges(
             alpha=0.8,
             shrinkA=11,
             shrinkB=11,
-            connectionstyle="arc3,rad=0.35" if same else "arc3,rad=0.0",
+            connectionstyle=f"arc3,rad={rad}",
             zorder=1,
         )
         arrow.set_gid(f"edge:{kind}:{src}->{dst}")
