@@ -54,26 +54,35 @@ EMBEDDERS = ("minilm", "hashing")
 # -- errors -------------------------------------------------------------------------------
 
 
-def _fail(message: str, hint: str | None, code: int) -> NoReturn:
-    click.echo(f"error: {message}", err=True)
-    if hint:
-        click.echo(f"hint: {hint}", err=True)
+def _fail(message: str, hint: str | None, code: int, as_json: bool = False) -> NoReturn:
+    if as_json:  # one JSON document on stdout, as on success; the exit code says it failed
+        click.echo(json.dumps({"error": message, "hint": hint, "exit": code}, indent=2))
+    else:
+        click.echo(f"error: {message}", err=True)
+        if hint:
+            click.echo(f"hint: {hint}", err=True)
     raise click.exceptions.Exit(code)
 
 
 class AmemGroup(click.Group):
     """Turns library errors into ``error: ...`` on stderr and exit 2, never a traceback.
 
-    Unexpected errors exit 1 with one line too; ``AMEM_DEBUG=1`` shows their traceback.
+    Unexpected errors exit 1 with one line too; ``AMEM_DEBUG=1`` shows their traceback. With
+    ``--json`` every error, usage errors included, is ``{"error", "hint", "exit"}`` on stdout.
     """
 
     def invoke(self, ctx: click.Context) -> Any:
+        as_json = bool(ctx.params.get("as_json"))
         try:
             return super().invoke(ctx)
-        except (click.exceptions.ClickException, click.exceptions.Exit, click.Abort):
+        except click.exceptions.ClickException as exc:
+            if not as_json:
+                raise
+            _fail(exc.format_message(), _usage_hint(exc), exc.exit_code, as_json)
+        except (click.exceptions.Exit, click.Abort):
             raise
         except AmemGraphError as exc:
-            _fail(exc.message, exc.hint, USER_ERROR_EXIT)
+            _fail(exc.message, exc.hint, USER_ERROR_EXIT, as_json)
         except Exception as exc:
             if os.environ.get("AMEM_DEBUG"):
                 traceback.print_exc()
@@ -81,7 +90,14 @@ class AmemGroup(click.Group):
                 f"unexpected {type(exc).__name__}: {exc}",
                 "this is a bug; rerun with AMEM_DEBUG=1 for the traceback",
                 UNEXPECTED_EXIT,
+                as_json,
             )
+
+
+def _usage_hint(exc: click.exceptions.ClickException) -> str | None:
+    if isinstance(exc, click.UsageError) and exc.ctx is not None:
+        return f"see: {exc.ctx.command_path} --help"
+    return None
 
 
 # -- the group ----------------------------------------------------------------------------
