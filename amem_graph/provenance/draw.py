@@ -1,13 +1,12 @@
 """Pictures of provenance views: a layered drawing of a trace or a blast radius.
 
-A provenance view is drawn left to right in the order things happen: sources, agents and tasks,
-then the memories they produced, what was derived from those, the episodes that read them, and
-the outcomes and memories those episodes produced. Each node sits in the column after the
-latest thing that fed it (longest path over the flow; cycles, such as an episode reading what
-it wrote, share a column), and each column is ordered by its neighbours' positions so edges
-cross little. A column with more than ``max_per_column`` nodes keeps the focus and the nodes
-that matter most (withdrawn memories, failed outcomes, then the best connected) and folds the
-rest into one "+N more" node, so a large radius stays a picture and not a hairball.
+A provenance view is drawn left to right in the order of its story: agents and tasks, then
+sources and the episodes that wrote the lineage, the lineage memories by derivation depth, the
+episodes that read them, their outcomes, and what those episodes wrote after reading. Each
+column is ordered by its neighbours' positions so edges cross little. A column with more than
+``max_per_column`` nodes keeps the focus and the nodes that matter most (withdrawn memories,
+failed outcomes, then the best connected) and folds the rest into one "+N more" node, so a
+large radius stays a picture and not a hairball.
 
 Arrows keep the stored direction of each edge (``ep READ m`` points from the episode back to
 the memory), coloured by type, with one label per type and column pair. Marker shape says what
@@ -19,7 +18,7 @@ built without pyplot, so nothing global is touched and nothing needs a display.
 
 from __future__ import annotations
 
-from collections import defaultdict
+from collections import Counter, defaultdict
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -74,8 +73,6 @@ EDGE_COLOURS: Final = {
     "FOR_TASK": "#26a69a",
 }
 FOLDED_COLOUR: Final = "#eeeeee"
-#: edge types whose stored direction runs with the flow of the picture; the rest run against
-_WITH_FLOW: Final = frozenset({"RESULTED_IN"})
 #: which nodes a crowded column keeps first (lower is kept first)
 _KEEP_ORDER: Final = {"Memory": 0, "Outcome": 1, "Episode": 2, "Source": 3, "Agent": 4, "Task": 5}
 
@@ -132,37 +129,60 @@ class Layout:
     folded: dict[str, list[str]]
 
 
-def flow_graph(graph: Any) -> Any:
-    """The edges turned to run with the picture (sources -> memories -> episodes -> outcomes)."""
-    flow = nx.DiGraph()
-    flow.add_nodes_from(graph.nodes)
-    for src, dst, data in graph.edges(data=True):
-        if data.get("type") in _WITH_FLOW:
-            flow.add_edge(src, dst)
-        else:
-            flow.add_edge(dst, src)
-    return flow
-
-
 def columns(graph: Any) -> dict[str, int]:
-    """Column per node: longest path over the flow, strongly connected nodes sharing one;
-    a node nothing feeds sits just left of the first node it feeds."""
-    flow = flow_graph(graph)
-    dag = nx.condensation(flow)
-    depth: dict[int, int] = {}
-    for scc in nx.topological_sort(dag):
-        preds = list(dag.predecessors(scc))
-        depth[scc] = 1 + max((depth[p] for p in preds), default=-1)
-    for scc in dag.nodes:
-        succs = list(dag.successors(scc))
-        if not list(dag.predecessors(scc)) and succs:
-            depth[scc] = max(0, min(depth[s] for s in succs) - 1)
-    mapping = dag.graph["mapping"]
-    col = {node: depth[mapping[node]] for node in graph.nodes}
-    if col:
-        low = min(col.values())
-        col = {node: c - low for node, c in col.items()}
-    return col
+    """Column per node, in the order of the story a provenance view tells.
+
+    Agents and tasks first; then sources and the episodes that wrote the lineage; the lineage
+    memories by derivation depth (a memory one column right of its deepest parent); then the
+    episodes that read them, their outcomes, and what those episodes wrote after reading.
+    Empty columns close up.
+    """
+    labels = {n: str(d.get("label")) for n, d in graph.nodes(data=True)}
+    by_type: dict[str, list[tuple[str, str]]] = defaultdict(list)
+    for src, dst, data in graph.edges(data=True):
+        by_type[str(data.get("type"))].append((src, dst))
+    readers = {src for src, _ in by_type["READ"]}
+    written = {m for m, e in by_type["GENERATED_IN"] if e in readers and labels[m] == "Memory"} - {
+        child for child, _ in by_type["DERIVED_FROM"]
+    }
+    lineage = [n for n, label in labels.items() if label == "Memory" and n not in written]
+    derivation = nx.DiGraph()
+    derivation.add_nodes_from(lineage)
+    derivation.add_edges_from(
+        (parent, child)
+        for child, parent in by_type["DERIVED_FROM"]
+        if child in derivation and parent in derivation
+    )
+    depth: dict[str, int] = {}
+    for scc in _topological_components(derivation):
+        level = 1 + max((depth[p] for n in scc for p in derivation.predecessors(n)), default=-1)
+        depth.update(dict.fromkeys(scc, level))
+    deepest = max(depth.values(), default=0)
+    col: dict[str, int] = {}
+    for node, label in labels.items():
+        if label in ("Agent", "Task"):
+            col[node] = 0
+        elif label == "Source" or (label == "Episode" and node not in readers):
+            col[node] = 1
+        elif label == "Memory":
+            col[node] = 2 + depth[node] if node in depth else deepest + 5
+        elif label == "Episode":
+            col[node] = deepest + 3
+        else:  # outcomes, and anything else a view may hold
+            col[node] = deepest + 4
+    used = sorted(set(col.values()))
+    closed = {c: i for i, c in enumerate(used)}
+    return {node: closed[c] for node, c in col.items()}
+
+
+def _topological_components(graph: Any) -> list[list[str]]:
+    """Strongly connected components in topological order (a cycle shares one depth)."""
+    dag = nx.condensation(graph)
+    members = dag.graph["mapping"]
+    groups: dict[int, list[str]] = defaultdict(list)
+    for node, scc in members.items():
+        groups[scc].append(node)
+    return [sorted(groups[scc]) for scc in nx.topological_sort(dag)]
 
 
 def _keep_rank(graph: Any, node: str, focus: set[str]) -> tuple[int, int, int, str]:
@@ -246,7 +266,7 @@ def _new_figure(width: float, height: float) -> Figure:
     require_matplotlib()
     from matplotlib.figure import Figure
 
-    return Figure(figsize=(width, height), dpi=100, layout="constrained")
+    return Figure(figsize=(width, height), dpi=100)
 
 
 def draw_graph(
@@ -268,15 +288,17 @@ def draw_graph(
     tallest = max(
         (sum(1 for c in plan.column.values() if c == k) for k in range(n_cols)), default=1
     )
-    fig = _new_figure(max(6.0, 2.3 * n_cols + 1.0), max(3.5, 0.85 * tallest + 2.0))
-    ax = fig.add_subplot()
+    width, height = max(7.0, 2.2 * n_cols + 2.0), max(3.5, 0.62 * tallest + 1.6)
+    fig = _new_figure(width, height)
+    # fixed margins, the legend in the right-hand 1.9 inches (a layout engine costs seconds)
+    ax = fig.add_axes((0.01, 0.02, 1 - 1.95 / width, 1 - 0.45 / height))
     _draw_edges(ax, graph, pos, plan.column, edge_labels)
     _draw_nodes(ax, graph, pos, set(focus), strip)
     ax.set_xlim(-0.6, n_cols - 0.4)
     ax.set_ylim(-0.9, tallest - 0.3)
     ax.set_axis_off()
     if title:
-        ax.set_title(title, loc="left", fontsize=12, fontweight="bold")
+        ax.set_title(title.replace(strip, "") if strip else title, loc="left", fontsize=12, fontweight="bold")
     _legend(fig, ax, graph)
     if path is not None:
         fig.savefig(path, dpi=110)
@@ -325,19 +347,21 @@ def _draw_edges(
     from matplotlib.patches import FancyArrowPatch
 
     bundles: dict[tuple[str, int, int], list[tuple[str, str]]] = defaultdict(list)
+    per_type = Counter(str(d.get("type")) for _, _, d in graph.edges(data=True))
     for src, dst, data in graph.edges(data=True):
         kind = str(data.get("type"))
+        crowded = per_type[kind] > 15  # a fan of many edges: lighter, so it reads as one
         span = abs(col[src] - col[dst])
         # same column: a loop-like arc; long edges bow a little so parallel ones separate
-        rad = 0.35 if span == 0 else min(0.3, 0.1 * (span - 1))
+        rad = 0.35 if span == 0 else min(0.15, 0.06 * (span - 1))
         arrow = FancyArrowPatch(
             pos[src],
             pos[dst],
             arrowstyle="-|>",
             mutation_scale=11,
             color=EDGE_COLOURS.get(kind, "#777777"),
-            linewidth=1.1,
-            alpha=0.8,
+            linewidth=0.8 if crowded else 1.1,
+            alpha=0.45 if crowded else 0.8,
             shrinkA=11,
             shrinkB=11,
             connectionstyle=f"arc3,rad={rad}",

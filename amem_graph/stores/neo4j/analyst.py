@@ -56,10 +56,10 @@ def check_reads_only(
     """Plan ``cypher`` with EXPLAIN (nothing runs) and refuse it unless its type is ``r``."""
     kind = tx.run(f"EXPLAIN {cypher}", params).consume().query_type
     if kind != "r":
-        meaning = QUERY_TYPES.get(str(kind), "is not read-only")
+        meaning = QUERY_TYPES.get(str(kind), "not a read")
         raise ValidationError(
-            f"{what} {meaning} (the server plans it as query type {kind!r}); analyst queries "
-            "may only read",
+            f"{what} tried to write: the server plans it as query type {kind!r} ({meaning}); "
+            "analyst queries may only read",
             hint="remove CREATE / MERGE / SET / DELETE / REMOVE and schema or admin commands",
         )
 
