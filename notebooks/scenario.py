@@ -64,6 +64,8 @@ def open_graph() -> MemoryGraph:
                 "Point NEO4J_URI at an empty database, or set AMEM_NOTEBOOK_WIPE=1 to wipe it."
             )
         mg.store.wipe()  # type: ignore[attr-defined]
+        mg.close()
+        mg = MemoryGraph.open(uri, embedder="hashing")  # records the embedder afresh
     return mg
 
 
@@ -129,7 +131,7 @@ def _background(rng: random.Random) -> list[dict[str, Any]]:
     return items
 
 
-def seed(mg: MemoryGraph, episodes: int = 40, seed: int = 7) -> World:
+def seed(mg: MemoryGraph, episodes: int = 30, seed: int = 7) -> World:
     """Write the scenario through the public API; return its ids and the outcome history."""
     rng = random.Random(seed)
     world = World()
