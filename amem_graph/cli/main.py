@@ -5,7 +5,8 @@ and out (export, import, cypher, neo4j) in ``data.py``; shared plumbing in ``sup
 
 Results go to stdout (rich tables, or plain JSON with ``--json``); progress, spinners and
 errors go to stderr, so ``amem --json ... | jq`` always sees clean JSON. Library errors
-become ``error: ...`` and exit code 2, never a traceback.
+become ``error: ...`` and exit code 2, never a traceback; under ``--json`` an error is itself a
+JSON document on stdout (``{"error", "hint", "exit"}``).
 """
 
 from __future__ import annotations
