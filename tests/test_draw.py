@@ -17,7 +17,7 @@ from amem_graph import MemoryGraph, ValidationError
 from amem_graph.provenance import draw
 
 pytest.importorskip("matplotlib")
-from matplotlib.colors import to_hex  # noqa: E402
+from matplotlib.colors import to_hex
 
 
 def artists(fig: Any, prefix: str) -> dict[str, Any]:

@@ -298,7 +298,9 @@ def draw_graph(
     ax.set_ylim(-0.9, tallest - 0.3)
     ax.set_axis_off()
     if title:
-        ax.set_title(title.replace(strip, "") if strip else title, loc="left", fontsize=12, fontweight="bold")
+        ax.set_title(
+            title.replace(strip, "") if strip else title, loc="left", fontsize=12, fontweight="bold"
+        )
     _legend(fig, ax, graph)
     if path is not None:
         fig.savefig(path, dpi=110)
