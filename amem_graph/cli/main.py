@@ -5,7 +5,8 @@ and out (export, import, cypher, neo4j) in ``data.py``; shared plumbing in ``sup
 
 Results go to stdout (rich tables, or plain JSON with ``--json``); progress, spinners and
 errors go to stderr, so ``amem --json ... | jq`` always sees clean JSON. Library errors
-become ``error: ...`` and exit code 2, never a traceback.
+become ``error: ...`` and exit code 2, never a traceback; under ``--json`` an error is itself a
+JSON document on stdout (``{"error", "hint", "exit"}``).
 """
 
 from __future__ import annotations
@@ -54,26 +55,35 @@ EMBEDDERS = ("minilm", "hashing")
 # -- errors -------------------------------------------------------------------------------
 
 
-def _fail(message: str, hint: str | None, code: int) -> NoReturn:
-    click.echo(f"error: {message}", err=True)
-    if hint:
-        click.echo(f"hint: {hint}", err=True)
+def _fail(message: str, hint: str | None, code: int, as_json: bool = False) -> NoReturn:
+    if as_json:  # one JSON document on stdout, as on success; the exit code says it failed
+        click.echo(json.dumps({"error": message, "hint": hint, "exit": code}, indent=2))
+    else:
+        click.echo(f"error: {message}", err=True)
+        if hint:
+            click.echo(f"hint: {hint}", err=True)
     raise click.exceptions.Exit(code)
 
 
 class AmemGroup(click.Group):
     """Turns library errors into ``error: ...`` on stderr and exit 2, never a traceback.
 
-    Unexpected errors exit 1 with one line too; ``AMEM_DEBUG=1`` shows their traceback.
+    Unexpected errors exit 1 with one line too; ``AMEM_DEBUG=1`` shows their traceback. With
+    ``--json`` every error, usage errors included, is ``{"error", "hint", "exit"}`` on stdout.
     """
 
     def invoke(self, ctx: click.Context) -> Any:
+        as_json = bool(ctx.params.get("as_json"))
         try:
             return super().invoke(ctx)
-        except (click.exceptions.ClickException, click.exceptions.Exit, click.Abort):
+        except click.exceptions.ClickException as exc:
+            if not as_json:
+                raise
+            _fail(exc.format_message(), _usage_hint(exc), exc.exit_code, as_json)
+        except (click.exceptions.Exit, click.Abort):
             raise
         except AmemGraphError as exc:
-            _fail(exc.message, exc.hint, USER_ERROR_EXIT)
+            _fail(exc.message, exc.hint, USER_ERROR_EXIT, as_json)
         except Exception as exc:
             if os.environ.get("AMEM_DEBUG"):
                 traceback.print_exc()
@@ -81,7 +91,14 @@ class AmemGroup(click.Group):
                 f"unexpected {type(exc).__name__}: {exc}",
                 "this is a bug; rerun with AMEM_DEBUG=1 for the traceback",
                 UNEXPECTED_EXIT,
+                as_json,
             )
+
+
+def _usage_hint(exc: click.exceptions.ClickException) -> str | None:
+    if isinstance(exc, click.UsageError) and exc.ctx is not None:
+        return f"see: {exc.ctx.command_path} --help"
+    return None
 
 
 # -- the group ----------------------------------------------------------------------------
@@ -427,20 +444,40 @@ def _memories(n: int) -> str:
     default=None,
     help="minilm (default, real model) or hashing (instant).",
 )
+@click.option(
+    "--png",
+    metavar="FILE",
+    type=click.Path(dir_okay=False, writable=True),
+    default=None,
+    help="Where to draw the lineage picture. Default: amem-demo-lineage.png in the system's "
+    "temporary folder (the output names it).",
+)
+@click.option("--no-png", is_flag=True, help="Draw no picture.")
 @pass_settings
-def demo(settings: Settings, demo_store: str | None, demo_embedder: str | None) -> None:
+def demo(
+    settings: Settings,
+    demo_store: str | None,
+    demo_embedder: str | None,
+    png: str | None,
+    no_png: bool,
+) -> None:
     """Run a one-minute scripted story: two agents, outcome credit, provenance, and an
     analyst retracting bad advice with its downstream, then restoring it.
 
-    Uses a fresh in-memory store unless --store is given, so it never touches ./.amem.
+    Uses a fresh in-memory store unless --store is given, so it never touches ./.amem; the
+    lineage picture goes to the temporary folder unless --png says where.
     """
+    import tempfile
+    from pathlib import Path
+
     from amem_graph.cli.demo import run_demo
 
     target = demo_store or settings.store or ":memory:"
     choice = demo_embedder or settings.embedder_choice()
     console = err_console() if settings.as_json else Console()
+    picture = None if no_png else Path(png or Path(tempfile.gettempdir()) / "amem-demo-lineage.png")
     with open_graph(target, choice) as mg:
-        summary = run_demo(mg, console)
+        summary = run_demo(mg, console, picture=picture)
     if target == ":memory:":
         console.print("[dim]The demo store was in memory and is gone; pass --store to keep it.[/]")
     if settings.as_json:

@@ -28,7 +28,7 @@ from amem_graph.core.models import (
     valid_name,
     valid_time,
 )
-from amem_graph.core.schema import AGENT, EPISODE
+from amem_graph.core.schema import AGENT, EPISODE, MEMORY_STATUSES
 from amem_graph.embeddings import Embedder, resolve_embedder
 from amem_graph.memory.episode import EpisodeSession
 from amem_graph.memory.writes import build_remember_batch, parse_inputs
@@ -219,6 +219,31 @@ class MemoryGraph:
     def get_many(self, memory_ids: Sequence[str]) -> dict[str, Memory]:
         """The stored memories among ``memory_ids``, by id (missing ids are simply absent)."""
         return self.store.get_memories([valid_name(i, "memory id") for i in memory_ids])
+
+    def list_memories(
+        self,
+        *,
+        scope: str | None = None,
+        agent: str | None = None,
+        task: str | None = None,
+        status: Sequence[str] | None = None,
+        since: datetime | None = None,
+    ) -> list[Memory]:
+        """Memories oldest first, any scope and status unless narrowed (an analyst's listing,
+        not recall); ``since`` keeps those created at or after it."""
+        statuses = None if status is None else tuple(status)
+        for name in statuses or ():
+            if name not in MEMORY_STATUSES:
+                raise ValidationError(f"unknown memory status {name!r}; known: {MEMORY_STATUSES}")
+        flt = MemoryFilter(
+            scopes=None if scope is None else (valid_name(scope, "scope"),),
+            statuses=statuses,
+            agents=None if agent is None else (valid_name(agent, "agent"),),
+            tasks=None if task is None else (valid_name(task, "task"),),
+        )
+        start = _optional_time(since, "since")
+        found = self.store.find_memories(flt)
+        return found if start is None else [m for m in found if m.created_at >= start]
 
     def memory_filter(
         self,
