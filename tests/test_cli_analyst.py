@@ -51,7 +51,7 @@ def test_json_errors_are_one_document_on_stdout(amem: Amem) -> None:
     assert result.exit_code == 2
     assert json.loads(result.stdout) == {
         "error": "no memory with id 'missing'",
-        "hint": None,
+        "hint": "ids are case-sensitive; recall or `amem search` shows them",
         "exit": 2,
     }
     assert "error:" not in result.stderr
