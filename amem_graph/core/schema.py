@@ -46,7 +46,7 @@ EDGE_TYPES: Final[dict[str, tuple[str, str]]] = {
     "RETRACTED": (RETRACTION, MEMORY),
 }
 
-MEMORY_STATUSES: Final = ("active", "quarantined", "retracted", "superseded")
+MEMORY_STATUSES: Final = ("active", "quarantined", "retracted", "superseded", "archived")
 MEMORY_KINDS: Final = ("episodic", "semantic", "procedural", "insight")
 
 _IDENTIFIER = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")

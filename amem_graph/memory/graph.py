@@ -27,10 +27,10 @@ from amem_graph.core.models import (
     utcnow,
     valid_name,
 )
-from amem_graph.core.schema import AGENT, EPISODE
+from amem_graph.core.schema import AGENT, EPISODE, MEMORY_STATUSES
 from amem_graph.embeddings import Embedder, resolve_embedder
 from amem_graph.memory.episode import EpisodeSession
-from amem_graph.memory.writes import build_remember_batch, parse_inputs
+from amem_graph.memory.notes import NoteMethods
 from amem_graph.provenance import retraction
 from amem_graph.provenance import trace as provenance
 from amem_graph.provenance.audit import (
@@ -86,7 +86,7 @@ def _reason(value: str, required: bool) -> str:
     return value
 
 
-class MemoryGraph:
+class MemoryGraph(NoteMethods):
     """Long-term memory for agents, on the embedded store or on Neo4j.
 
     Open with ``MemoryGraph.open()``; use as a context manager to close it.
@@ -192,20 +192,9 @@ class MemoryGraph:
         """Store many memories in one transaction: all of them, or none if any is invalid.
 
         Each item takes the keyword arguments of ``remember``. Embeddings are computed in batch.
+        ``ingest`` takes the same items and also says what was written and what merged.
         """
-        if isinstance(items, str | bytes) or not isinstance(items, Sequence):
-            raise ValidationError("remember_many takes a list of items")
-        prepared = []
-        for item in items:
-            if isinstance(item, Mapping) and item.get("scope") is None:
-                item = {**item, "scope": self.config.default_scope}
-            prepared.append(item)
-        inputs = parse_inputs(prepared, self.config.max_content_length)
-        if not inputs:
-            return []
-        batch, memories = build_remember_batch(self.store, self.embedder, inputs, utcnow())
-        self.store.apply(batch)
-        return memories
+        return self.ingest(items).memories
 
     # -- reading --------------------------------------------------------------------------
 
@@ -233,7 +222,7 @@ class MemoryGraph:
         scope_name = valid_name(scope or self.config.default_scope, "scope")
         statuses = tuple(include)
         for status in statuses:
-            if status not in ("active", "quarantined", "retracted", "superseded"):
+            if status not in MEMORY_STATUSES:
                 raise ValidationError(f"unknown memory status {status!r} in include")
         return MemoryFilter(
             scopes=(scope_name,),
