@@ -66,7 +66,7 @@ DEFAULT_TAG_VOCABULARY: dict[str, tuple[str, ...]] = {
     "family": ("family", "kid", "kids", "son", "daughter", "mom", "dad", "mother", "father",
                "sister", "brother", "wife", "husband", "partner"),
     "work": ("work", "job", "career", "office", "boss", "colleague", "project", "team"),
-    "health": ("health", "doctor", "sick", "hospital", "run", "gym", "exercise", "sleep"),
+    "health": ("health", "doctor", "sick", "hospital", "gym", "exercise", "sleep", "diet"),
     "travel": ("trip", "travel", "flight", "vacation", "visit", "city", "country"),
     "food": ("food", "cook", "recipe", "dinner", "lunch", "restaurant", "eat", "coffee"),
     "hobby": ("paint", "music", "guitar", "book", "read", "game", "photo", "garden", "hike"),

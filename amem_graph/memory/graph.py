@@ -13,6 +13,7 @@ from types import TracebackType
 from typing import Any, Literal
 
 import pydantic
+from langchain_core.language_models import BaseChatModel
 
 from amem_graph.core.config import MemoryGraphConfig, RetrievalConfig
 from amem_graph.core.errors import NotFoundError, ValidationError
@@ -31,6 +32,7 @@ from amem_graph.core.schema import AGENT, EPISODE, MEMORY_STATUSES
 from amem_graph.embeddings import Embedder, resolve_embedder
 from amem_graph.memory.episode import EpisodeSession
 from amem_graph.memory.notes import NoteMethods
+from amem_graph.notes.pipeline import NoteLayer
 from amem_graph.provenance import retraction
 from amem_graph.provenance import trace as provenance
 from amem_graph.provenance.audit import (
@@ -97,10 +99,15 @@ class MemoryGraph(NoteMethods):
         store: GraphStore,
         embedder: Embedder,
         config: MemoryGraphConfig | None = None,
+        llm: BaseChatModel | None = None,
     ) -> None:
         self.store = store
         self.embedder = embedder
         self.config = config or MemoryGraphConfig()
+        if llm is not None and not isinstance(llm, BaseChatModel):
+            raise ValidationError(f"llm must be a langchain-core BaseChatModel, got {type(llm)!r}")
+        #: notes, links, evolution and conflicts on every write (``amem_graph.notes``)
+        self.note_layer = NoteLayer(store, self.config.notes, llm)
         store.ensure_embedder(embedder.name, embedder.dims)
         self.retriever = HybridRetriever(store, embedder, self.config.retrieval)
         #: what a cascading ``retract`` does beyond its targets, unless the call passes a policy
@@ -113,17 +120,20 @@ class MemoryGraph(NoteMethods):
         *,
         embedder: object = "minilm",
         config: MemoryGraphConfig | None = None,
+        llm: BaseChatModel | None = None,
         **store_options: Any,
     ) -> MemoryGraph:
         """Open the store at ``target``: a path, ``":memory:"``, or a ``bolt://``/``neo4j://`` URI.
 
         With no target: ``$AMEM_STORE`` or ``./.amem/memory.db``. ``embedder`` is ``"minilm"``
-        (default), ``"hashing"``, an ``Embedder`` or a langchain-core ``Embeddings``.
+        (default), ``"hashing"``, an ``Embedder`` or a langchain-core ``Embeddings``. ``llm``
+        (any langchain-core chat model) writes the notes, links and conflict verdicts; without
+        it the note layer runs offline.
         """
         resolved = resolve_embedder(embedder)
         store = open_store(target, **store_options)
         try:
-            return cls(store, resolved, config)
+            return cls(store, resolved, config, llm)
         except BaseException:
             store.close()
             raise

@@ -14,14 +14,16 @@ from pydantic import BaseModel, Field
 
 from amem_graph.core.errors import NotFoundError, ValidationError
 from amem_graph.core.models import Memory, MemoryInput, utcnow, valid_name
+from amem_graph.core.versions import NoteVersion
 from amem_graph.memory.writes import build_remember_batch, parse_inputs
-from amem_graph.notes import supersession
+from amem_graph.notes import evolution, supersession
 from amem_graph.provenance.audit import authors, event_write, new_event
 from amem_graph.stores.base import WriteBatch
 
 if TYPE_CHECKING:
     from amem_graph.core.config import MemoryGraphConfig
     from amem_graph.embeddings import Embedder
+    from amem_graph.notes.pipeline import NoteLayer
     from amem_graph.stores.base import GraphStore
 
 #: fields ``update`` carries over from the memory it replaces, unless given
@@ -51,6 +53,7 @@ class NoteMethods:
     store: GraphStore
     embedder: Embedder
     config: MemoryGraphConfig
+    note_layer: NoteLayer
 
     # -- writing --------------------------------------------------------------------------
 
@@ -74,12 +77,33 @@ class NoteMethods:
     def _plan_write(
         self, inputs: Sequence[MemoryInput], *, exclude: Sequence[str] = ()
     ) -> tuple[WriteBatch, IngestReport]:
-        batch, memories = build_remember_batch(self.store, self.embedder, inputs, utcnow())
+        now = utcnow()
+        layer = self.note_layer if self.config.notes.enabled else None
+        planned = build_remember_batch(
+            self.store, self.embedder, inputs, now, layer, exclude=frozenset(exclude)
+        )
+        batch, memories = planned.batch, planned.memories
+        for old, new_id, reason in planned.superseded:
+            agents = authors(self.store, [old.id])
+            event = new_event(
+                "supersede",
+                now,
+                actor=None,
+                reason=reason,
+                memory_ids=[new_id, old.id],
+                agent_ids=agents,
+            )
+            batch.nodes.append(event_write(event))
         fresh = {m.id for m in batch.memories}
         return batch, IngestReport(
             memories=memories,
             written=[m.id for m in memories if m.id in fresh],
-            already_present=[m.id for m in memories if m.id not in fresh],
+            already_present=[
+                m.id
+                for i, m in enumerate(memories)
+                if m.id not in fresh and i not in planned.merged
+            ],
+            merged=planned.merged,
         )
 
     # -- supersession ---------------------------------------------------------------------
@@ -160,6 +184,41 @@ class NoteMethods:
     def supersession_chain(self, memory_id: str) -> list[Memory]:
         """Every version of a fact (the memories linked by SUPERSEDES), oldest first."""
         return supersession.chain(self.store, valid_name(memory_id, "memory id"))
+
+    # -- versions -------------------------------------------------------------------------
+
+    def history(self, memory_id: str) -> list[NoteVersion]:
+        """The stored versions of a memory's note, oldest first: each with the state before
+        and after the change, its kind (``evolve`` or ``revert``), the memory that caused it
+        (``caused_by``) and whether a retraction has undone it (``undone``)."""
+        self._require(memory_id)
+        return evolution.history(self.store, memory_id)
+
+    def revert(
+        self, memory_id: str, version: int | str, *, reason: str = "", by: str | None = None
+    ) -> Memory:
+        """Put a memory's note back to what it was at ``version`` (a number or version id from
+        ``history``). The revert is itself a new version, and audited; reverting to the note
+        the memory already has changes nothing."""
+        memory = self._require(memory_id)
+        at = utcnow()
+        actor = _actor(by)
+        batch, record = evolution.plan_revert(
+            memory, evolution.history(self.store, memory.id), version, at, reason
+        )
+        if record is None:
+            return memory
+        event = new_event(
+            "revert",
+            at,
+            actor=actor,
+            reason=reason or f"note back to version {version}",
+            memory_ids=[memory.id],
+            agent_ids=authors(self.store, [memory.id]),
+        )
+        batch.nodes.append(event_write(event))
+        self.store.apply(batch)
+        return self._require(memory.id)
 
     # -- shared helpers -------------------------------------------------------------------
 
