@@ -38,8 +38,6 @@ from amem_graph.provenance import trace as provenance
 from amem_graph.provenance.audit import (
     AUDIT_KINDS,
     AuditEvent,
-    event_write,
-    new_event,
     query_events,
 )
 from amem_graph.provenance.credit import agent_trust, outcome_batch
@@ -47,7 +45,7 @@ from amem_graph.provenance.retraction import RestoreReport, RetractionPolicy, Re
 from amem_graph.provenance.trace import Impact, Trace
 from amem_graph.provenance.training_data import TrainingRow, training_rows, write_jsonl
 from amem_graph.recall.retriever import HybridRetriever
-from amem_graph.stores.base import GraphStore, MemoryFilter, WriteBatch
+from amem_graph.stores.base import GraphStore, MemoryFilter
 from amem_graph.stores.factory import open_store
 
 
@@ -414,24 +412,6 @@ class MemoryGraph(NoteMethods):
         """A stored retraction's report, with ``restored_at`` once restored."""
         return retraction.load_report(self.store, valid_name(retraction_id, "retraction id"))
 
-    def forget(self, memory_id: str, *, reason: str = "", by: str | None = None) -> AuditEvent:
-        """Erase a memory and its edges for good (an erasure request), unlike ``retract``.
-
-        The audit event keeps the id and content hash, never the content.
-        """
-        memory = self.get(memory_id)
-        event = new_event(
-            "forget",
-            utcnow(),
-            actor=_optional_name(by, "by"),
-            reason=_reason(reason, required=False),
-            memory_ids=[memory.id],
-            agent_ids=[memory.agent] if memory.agent else [],
-            content_hashes=[memory.content_hash],
-        )
-        self.store.apply(WriteBatch(nodes=[event_write(event)], delete_memories=[memory.id]))
-        return event
-
     def audit(
         self,
         *,
@@ -476,10 +456,12 @@ class MemoryGraph(NoteMethods):
         return write_jsonl(self.training_data(scope=scope, agent=agent), path)
 
     def stats(self) -> dict[str, Any]:
-        """Counts of nodes and edges, and the store and embedder in use."""
+        """Counts of nodes and edges, the store and embedder in use, and chat-model usage per
+        note operation (calls, retries, fallbacks, tokens; every graph that wrote here)."""
         info = self.store.embedder_info()
         return {
             "backend": self.store.backend,
             "embedder": None if info is None else {"name": info[0], "dims": info[1]},
             "counts": self.store.counts(),
+            "llm": self.llm_usage(),
         }

@@ -14,11 +14,14 @@ from pydantic import BaseModel, Field
 
 from amem_graph.core.errors import NotFoundError, ValidationError
 from amem_graph.core.models import Memory, MemoryInput, utcnow, valid_name
+from amem_graph.core.schema import LLM_USAGE
 from amem_graph.core.versions import NoteVersion
 from amem_graph.memory.writes import build_remember_batch, parse_inputs
-from amem_graph.notes import evolution, supersession
-from amem_graph.provenance.audit import authors, event_write, new_event
-from amem_graph.stores.base import WriteBatch
+from amem_graph.notes import consolidate, evolution, forgetting, supersession
+from amem_graph.notes.llm import Usage
+from amem_graph.provenance import retraction
+from amem_graph.provenance.audit import AuditEvent, authors, event_write, new_event
+from amem_graph.stores.base import MemoryFilter, WriteBatch
 
 if TYPE_CHECKING:
     from amem_graph.core.config import MemoryGraphConfig
@@ -28,6 +31,25 @@ if TYPE_CHECKING:
 
 #: fields ``update`` carries over from the memory it replaces, unless given
 INHERITED = ("scope", "kind", "task", "tags", "keywords", "context", "importance", "valid_to")
+
+
+class ConsolidationReport(BaseModel):
+    """What a consolidation wrote, from which sources, and what it replaced."""
+
+    origin: str = Field(description='e.g. "consolidated from episode ep-7"')
+    insights: list[Memory] = Field(default_factory=list)
+    sources: list[str] = Field(default_factory=list)
+    written: list[str] = Field(default_factory=list, description="insight ids new this time")
+    superseded: list[str] = Field(default_factory=list, description="earlier insights replaced")
+    by: str = Field(default="offline", description='"llm" or "offline"')
+
+
+class PruneReport(BaseModel):
+    """The memories a prune archived (or, with ``dry_run``, would archive)."""
+
+    archived: list[str] = Field(default_factory=list)
+    decayed: dict[str, float] = Field(default_factory=dict, description="importance after decay")
+    dry_run: bool = False
 
 
 class IngestReport(BaseModel):
@@ -97,7 +119,9 @@ class NoteMethods:
         fresh = {m.id for m in batch.memories}
         return batch, IngestReport(
             memories=memories,
-            written=[m.id for m in memories if m.id in fresh],
+            written=[
+                m.id for i, m in enumerate(memories) if m.id in fresh and i not in planned.merged
+            ],
             already_present=[
                 m.id
                 for i, m in enumerate(memories)
@@ -219,6 +243,197 @@ class NoteMethods:
         batch.nodes.append(event_write(event))
         self.store.apply(batch)
         return self._require(memory.id)
+
+    # -- consolidation and forgetting ------------------------------------------------------
+
+    def consolidate(
+        self, *, episode: str | None = None, task: str | None = None
+    ) -> ConsolidationReport:
+        """Distil the active memories of an ``episode`` or a ``task`` into ``insight``
+        memories DERIVED_FROM them (the model's insights, or offline an extractive summary).
+        Consolidating the same sources again returns the insight already written; a model's
+        new wording supersedes the earlier insight."""
+        episode = None if episode is None else valid_name(episode, "episode")
+        task = None if task is None else valid_name(task, "task")
+        sources = consolidate.sources_of(self.store, episode, task)
+        origin = f"consolidated from {'episode ' + episode if episode else 'task ' + str(task)}"
+        if not sources:
+            return ConsolidationReport(origin=origin)
+        layer = self.note_layer
+        insights = None if layer.llm is None else consolidate.model_insights(sources, layer.llm)
+        by = "llm" if insights is not None else "offline"
+        if insights is None:
+            insights = [consolidate.offline_insight(sources, layer.vocabulary)]
+        items = [
+            {
+                "content": i.content,
+                "id": consolidate.insight_id(i),
+                "kind": "insight",
+                "scope": sources[0].scope,
+                "task": task,
+                "context": origin,
+                "derived_from": list(i.sources),
+            }
+            for i in insights
+        ]
+        inputs = parse_inputs(items, self.config.max_content_length)
+        batch, report = self._plan_write(inputs)
+        new_ids = set(report.written)
+        at = utcnow()
+        earlier = consolidate.previous_insights(self.store, [m.id for m in sources], origin)
+        replaced = [m for m in earlier if m.id not in {x.id for x in report.memories}]
+        if new_ids:
+            for old in replaced:
+                supersession.supersede_into(
+                    batch, old, report.written[0], reason="consolidated again", by=None, at=at
+                )
+        self.store.apply(batch)
+        return ConsolidationReport(
+            origin=origin,
+            insights=report.memories,
+            sources=[m.id for m in sources],
+            written=report.written,
+            superseded=[m.id for m in replaced] if new_ids else [],
+            by=by,
+        )
+
+    def prune(
+        self,
+        scope: str | None = None,
+        *,
+        threshold: float = 0.05,
+        half_life_days: float | None = None,
+        dry_run: bool = False,
+        by: str | None = None,
+        reason: str = "",
+    ) -> PruneReport:
+        """Archive the cold memories of ``scope``: active ones whose importance, halving every
+        ``half_life_days`` (default ``NotesConfig.decay_half_life_days``) since they were last
+        read (or written), is below ``threshold``. Archived memories are kept and leave recall;
+        ``unarchive`` brings them back. Audited."""
+        if not 0.0 <= threshold <= 1.0:
+            raise ValidationError(f"threshold must be in [0, 1], got {threshold}")
+        half_life = half_life_days or self.config.notes.decay_half_life_days
+        if half_life <= 0:
+            raise ValidationError(f"half_life_days must be positive, got {half_life}")
+        name = valid_name(scope or self.config.default_scope, "scope")
+        at = utcnow()
+        active = self.store.find_memories(MemoryFilter(scopes=(name,)))
+        cold = forgetting.cold_memories(
+            self.store, active, at, threshold=threshold, half_life_days=half_life
+        )
+        ids = [c.id for c in cold]
+        report = PruneReport(archived=ids, decayed={c.id: c.decayed for c in cold}, dry_run=dry_run)
+        if dry_run or not ids:
+            return report
+        batch = forgetting.status_batch(ids, "archived")
+        reason = reason or f"importance below {threshold} after decay (half-life {half_life} d)"
+        event = new_event(
+            "archive",
+            at,
+            actor=_actor(by),
+            reason=reason,
+            memory_ids=ids,
+            agent_ids=authors(self.store, ids),
+        )
+        batch.nodes.append(event_write(event))
+        self.store.apply(batch)
+        return report
+
+    def unarchive(
+        self, memory_ids: str | Sequence[str], *, by: str | None = None, reason: str = ""
+    ) -> list[str]:
+        """Bring archived memories back to active (the others are left alone); the ids
+        changed. Audited."""
+        wanted = [memory_ids] if isinstance(memory_ids, str) else list(memory_ids)
+        ids = [valid_name(i, "memory id") for i in wanted]
+        statuses = self.store.statuses(ids)
+        for mid in ids:
+            if mid not in statuses:
+                raise NotFoundError(f"no memory with id {mid!r}")
+        back = sorted({m for m in ids if statuses[m] == "archived"})
+        if back:
+            batch = forgetting.status_batch(back, "active")
+            event = new_event(
+                "unarchive",
+                utcnow(),
+                actor=_actor(by),
+                reason=reason,
+                memory_ids=back,
+                agent_ids=authors(self.store, back),
+            )
+            batch.nodes.append(event_write(event))
+            self.store.apply(batch)
+        return back
+
+    def forget(
+        self,
+        memory_id: str | None = None,
+        *,
+        scope: str | None = None,
+        agent: str | None = None,
+        source: str | None = None,
+        episode: str | None = None,
+        reason: str = "",
+        by: str | None = None,
+    ) -> AuditEvent:
+        """Erase memories for good (an erasure request), unlike ``retract``: one memory, or
+        every memory of a ``scope``, written by an ``agent``, taken from a ``source`` or
+        written in an ``episode``. The note changes they caused in other memories are undone
+        and every stored version of their words blanked. One audit event keeps the ids and
+        content hashes, never the content."""
+        chosen = [
+            n
+            for n, v in (
+                ("id", memory_id),
+                ("scope", scope),
+                ("agent", agent),
+                ("source", source),
+                ("episode", episode),
+            )
+            if v is not None
+        ]
+        if len(chosen) != 1:
+            raise ValidationError(
+                f"forget needs exactly one of id, scope, agent, source or episode; got "
+                f"{chosen or 'none'}"
+            )
+        if scope is not None:
+            name = valid_name(scope, "scope")
+            found = self.store.find_memories(MemoryFilter(scopes=(name,), statuses=None))
+            ids = [m.id for m in found]
+        else:
+            selector = retraction.make_selector(
+                [] if memory_id is None else [valid_name(memory_id, "memory id")],
+                None if agent is None else valid_name(agent, "agent"),
+                None,
+                source,
+                None if episode is None else valid_name(episode, "episode"),
+            )
+            ids = retraction.resolve_targets(self.store, selector)
+        memories = self.store.get_memories(ids, embeddings=False)
+        event = new_event(
+            "forget",
+            utcnow(),
+            actor=_actor(by),
+            reason=reason if isinstance(reason, str) else "",
+            memory_ids=sorted(memories),
+            agent_ids={m.agent for m in memories.values() if m.agent} | authors(self.store, ids),
+            content_hashes=[memories[i].content_hash for i in sorted(memories)],
+        )
+        batch = forgetting.plan_erasure(self.store, sorted(memories))
+        batch.nodes.append(event_write(event))
+        self.store.apply(batch)
+        return event
+
+    # -- usage ----------------------------------------------------------------------------
+
+    def llm_usage(self) -> dict[str, dict[str, int]]:
+        """Chat-model counters per note operation: what every graph stored in this store,
+        plus what this graph did since its last write."""
+        mine = self.note_layer.usage_id
+        stored = (n.props for n in self.store.find_nodes(LLM_USAGE) if n.id != mine)
+        return Usage.from_props(iter([*stored, self.note_layer.usage.props()]))
 
     # -- shared helpers -------------------------------------------------------------------
 
