@@ -263,7 +263,7 @@ class NoteMethods:
         insights = None if layer.llm is None else consolidate.model_insights(sources, layer.llm)
         by = "llm" if insights is not None else "offline"
         if insights is None:
-            insights = [consolidate.offline_insight(sources, layer.vocabulary)]
+            insights = [consolidate.offline_insight(sources)]
         items = [
             {
                 "content": i.content,

@@ -3,9 +3,9 @@
 Each insight is DERIVED_FROM the memories it rests on, so retracting a source takes the insight
 down with it (a summary never keeps a retracted fact alive). A model writes the insights and
 names their sources by id (checked; unknown ids dropped and counted); offline, one extractive
-summary is made of the most central sentences: those whose terms recur most across the sources,
-weighted by idf in the scope. Consolidating the same sources again gives the same insight
-(offline) or replaces the previous one (a model's new wording supersedes the old insight).
+summary is made of the most central sentences: those whose terms recur most across the
+sources. Consolidating the same sources again gives the same insight (offline) or replaces the
+previous one (a model's new wording supersedes the old insight).
 """
 
 from __future__ import annotations
@@ -20,7 +20,6 @@ from amem_graph.core.errors import NotFoundError, ValidationError
 from amem_graph.core.models import Memory
 from amem_graph.core.schema import EPISODE, TASK
 from amem_graph.core.text import analyze
-from amem_graph.notes.enrich import Vocabulary
 from amem_graph.notes.llm import NoteLLM
 from amem_graph.notes.prompts import CONSOLIDATE_SYSTEM, ConsolidationAnswer, consolidate_prompt
 from amem_graph.stores.base import GraphStore, MemoryFilter
@@ -53,8 +52,10 @@ def sources_of(store: GraphStore, episode: str | None, task: str | None) -> list
     return sorted(live, key=lambda m: (m.created_at, m.id))
 
 
-def offline_insight(memories: Sequence[Memory], vocabulary: Vocabulary) -> Insight:
-    """An extractive summary: the most central sentences, in the order they were written."""
+def offline_insight(memories: Sequence[Memory]) -> Insight:
+    """An extractive summary: the most central sentences (their terms recur across the most
+    sources), in the order they were written. Reads only the sources, so it is the same
+    however the store around them changed."""
     sentences = [
         (i, s.strip())
         for i, s in enumerate(s for m in memories for s in _SENTENCE.split(m.content))
@@ -63,12 +64,10 @@ def offline_insight(memories: Sequence[Memory], vocabulary: Vocabulary) -> Insig
     spread: Counter[str] = Counter()
     for m in memories:
         spread.update(set(analyze(m.content)))
-    scope = memories[0].scope
-    idf = vocabulary.idf(scope, sorted(spread))
     scored = []
     for i, text in sentences:
         terms = set(analyze(text))
-        weight = sum(spread[t] * idf[t] for t in terms) / (1.0 + len(terms)) ** 0.5
+        weight = sum(spread[t] - 1 for t in terms) / (1.0 + len(terms)) ** 0.5
         scored.append((weight, i, text))
     best = sorted(scored, key=lambda x: (-x[0], x[1]))[:SUMMARY_SENTENCES]
     summary = " ".join(text for _, _, text in sorted(best, key=lambda x: x[1]))
