@@ -156,15 +156,16 @@ def offline_keywords(draft: Draft, vocabulary: Vocabulary, limit: int) -> list[s
     return [surface for key, (_, _, surface) in ranked if key not in given][:limit]
 
 
-def offline_tags(draft: Draft, vocabulary: dict[str, tuple[str, ...]]) -> list[str]:
+def tag_stems(vocabulary: dict[str, tuple[str, ...]]) -> dict[str, frozenset[str]]:
+    """Each tag's words as stems, what ``offline_tags`` compares."""
+    return {tag: frozenset(stem(w.lower()) for w in words) for tag, words in vocabulary.items()}
+
+
+def offline_tags(draft: Draft, stems: dict[str, frozenset[str]]) -> list[str]:
     """Vocabulary tags whose words occur in the memory (as stems), in vocabulary order."""
     present = set(analyze(draft.content))
     given = {t.lower() for t in draft.tags}
-    return [
-        tag
-        for tag, words in vocabulary.items()
-        if tag.lower() not in given and any(stem(w.lower()) in present for w in words)
-    ]
+    return [tag for tag, words in stems.items() if tag.lower() not in given and words & present]
 
 
 def offline_context(draft: Draft, keywords: Sequence[str]) -> str:
@@ -179,10 +180,12 @@ def offline_context(draft: Draft, keywords: Sequence[str]) -> str:
     return f"{draft.kind.capitalize()} note{by}{about}."
 
 
-def offline_note(draft: Draft, vocabulary: Vocabulary, config: NotesConfig) -> NoteState:
-    """The deterministic note of ``draft``."""
+def offline_note(
+    draft: Draft, vocabulary: Vocabulary, config: NotesConfig, stems: dict[str, frozenset[str]]
+) -> NoteState:
+    """The deterministic note of ``draft`` (``stems``: ``tag_stems`` of the vocabulary)."""
     keywords = offline_keywords(draft, vocabulary, config.max_keywords)
-    tags = offline_tags(draft, config.tag_vocabulary)
+    tags = offline_tags(draft, stems)
     return NoteState(keywords=keywords, tags=tags, context=offline_context(draft, keywords))
 
 
@@ -214,9 +217,10 @@ def build_notes(
         with ThreadPoolExecutor(max_workers=config.llm_concurrency) as pool:
             answers = list(pool.map(ask, drafts))
     notes = []
+    stems = tag_stems(config.tag_vocabulary)
     for draft, answer in zip(drafts, answers, strict=True):
         if answer is None:
-            notes.append(offline_note(draft, vocabulary, config))
+            notes.append(offline_note(draft, vocabulary, config, stems))
         else:
             notes.append(_from_answer(draft, answer))
         vocabulary.add(draft.scope, draft.content)

@@ -22,6 +22,7 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from datetime import datetime
 
+import numpy as np
 from langchain_core.language_models import BaseChatModel
 
 from amem_graph.core.config import NotesConfig
@@ -58,6 +59,15 @@ class _Plan:
     candidates: list[links.Candidate]
     link: LinkAnswer | None = None
     verdicts: AdjudicationAnswer | None = None
+
+
+def _unit_rows(vectors: Sequence[Sequence[float]]) -> np.ndarray:
+    """Vectors as unit rows (zero rows stay zero), so a product of two rows is their cosine."""
+    matrix = np.asarray(vectors, dtype=np.float64)
+    if matrix.ndim != 2:
+        return np.zeros((len(vectors), 0))
+    norms = np.linalg.norm(matrix, axis=1, keepdims=True)
+    return matrix / np.where(norms == 0, 1.0, norms)
 
 
 class NoteLayer:
@@ -124,20 +134,24 @@ class NoteLayer:
         stored = self.store.get_memories(
             sorted({i for hits in found for i, _ in hits}), embeddings=False
         )
+        unit = _unit_rows([m.embedding or [] for m in memories])
         plans: list[_Plan] = []
-        for m, hits in zip(memories, found, strict=True):
+        kept: list[int] = []  #: positions of the batch memories already planned
+        for pos, (m, hits) in enumerate(zip(memories, found, strict=True)):
             near = [links.Candidate(stored[i], s) for i, s in hits if i in stored]
-            near += [
-                links.Candidate(p.memory, links.cosine(m.embedding or [], p.memory.embedding or []))
-                for p in plans
-                if p.memory.scope == m.scope
-            ]
+            same = [j for j in kept if memories[j].scope == m.scope]
+            if same:
+                sims = unit[same] @ unit[pos]
+                near += [
+                    links.Candidate(memories[j], float(x)) for j, x in zip(same, sims, strict=True)
+                ]
             near.sort(key=lambda c: (-c.score, c.memory.id))
             near = near[:k]
             dup = None if m.id in fixed else conflicts.duplicate_of(m, near, self.config)
             if dup is not None:
                 result.merged[m.id] = dup.memory
                 continue
+            kept.append(pos)
             plans.append(_Plan(m, near if self.config.link_candidates else []))
         return plans
 
