@@ -398,6 +398,8 @@ class NoteMethods:
                 f"forget needs exactly one of id, scope, agent, source or episode; got "
                 f"{chosen or 'none'}"
             )
+        if not isinstance(reason, str):
+            raise ValidationError("reason must be text")
         if scope is not None:
             name = valid_name(scope, "scope")
             found = self.store.find_memories(MemoryFilter(scopes=(name,), statuses=None))
@@ -416,7 +418,7 @@ class NoteMethods:
             "forget",
             utcnow(),
             actor=_actor(by),
-            reason=reason if isinstance(reason, str) else "",
+            reason=reason,
             memory_ids=sorted(memories),
             agent_ids={m.agent for m in memories.values() if m.agent} | authors(self.store, ids),
             content_hashes=[memories[i].content_hash for i in sorted(memories)],

@@ -56,14 +56,15 @@ def supersede_into(
 def current(store: GraphStore, memory_id: str) -> Memory:
     """The memory that replaces ``memory_id`` now: SUPERSEDES followed to the newest end.
 
-    A memory superseded twice (two replacements) resolves to the newer replacement.
+    A memory superseded twice (two replacements) resolves to the newer replacement; a
+    replacement that is retracted or quarantined does not count.
     """
     seen = {memory_id}
     at = memory_id
     while True:
         newer = [e.src for e in store.edges([at], ["SUPERSEDES"], "in") if e.src not in seen]
         found = store.get_memories(newer, embeddings=False)
-        live = [m for m in found.values() if m.status != "retracted"]
+        live = [m for m in found.values() if m.status not in ("retracted", "quarantined")]
         if not live:
             memory = store.get_memories([at], embeddings=False).get(at)
             if memory is None:
