@@ -236,10 +236,16 @@ def search(
 @cli.command()
 @pass_settings
 def stats(settings: Settings) -> None:
-    """Counts of nodes by label and edges by type, with the backend and embedder."""
+    """Counts of nodes by label and edges by type, the backend and embedder, and chat-model
+    usage of the note layer (calls, retries, fallbacks, tokens per operation)."""
     with graph(settings, existing=True, embeds=False) as mg:
         info = mg.stats()
-    emit(settings, info, lambda c: c.print(render.stats_heading(info), render.stats_table(info)))
+    tables = [render.stats_table(info), render.llm_table(info)]
+    emit(
+        settings,
+        info,
+        lambda c: c.print(render.stats_heading(info), *(t for t in tables if t is not None)),
+    )
 
 
 # -- ingest -------------------------------------------------------------------------------

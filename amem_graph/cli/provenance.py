@@ -1,4 +1,5 @@
-"""``amem trace / impact / retract / restore / audit``: the provenance API on the command line.
+"""``amem trace / impact / retract / restore / audit / forget``: the provenance API on the
+command line.
 
 Each command is "call the facade, then render"; none embeds text, so none loads a model.
 """
@@ -160,4 +161,43 @@ def audit(
     )
 
 
-COMMANDS: tuple[click.Command, ...] = (trace, impact, retract, restore, audit)
+@click.command()
+@click.argument("memory_id", metavar="[ID]", required=False)
+@click.option("--scope", help="Erase every memory of this scope.")
+@click.option("--agent", help="Erase every memory this agent wrote.")
+@click.option("--source", help="Erase every memory taken from this source URI.")
+@click.option("--episode", help="Erase every memory written in this episode.")
+@click.option("--reason", default="", help="Why, for the audit log (never the content).")
+@click.option("--by", help="Who is erasing (recorded in the audit log).")
+@pass_settings
+def forget(
+    settings: Settings,
+    memory_id: str | None,
+    scope: str | None,
+    agent: str | None,
+    source: str | None,
+    episode: str | None,
+    reason: str,
+    by: str | None,
+) -> None:
+    """Erase memories for good (an erasure request): ID, or every memory of --scope, by
+    --agent, from --source or in --episode (exactly one way). Unlike retract this cannot be
+    undone; the audit log keeps ids and content hashes, never the content."""
+    with graph(settings, existing=True, embeds=False) as mg:
+        event = mg.forget(
+            memory_id,
+            scope=scope,
+            agent=agent,
+            source=source,
+            episode=episode,
+            reason=reason,
+            by=by,
+        )
+    emit(
+        settings,
+        event.model_dump(mode="json"),
+        lambda c: c.print(f"forgot {len(event.memory_ids)} memories (audit event {event.id})"),
+    )
+
+
+COMMANDS: tuple[click.Command, ...] = (trace, impact, retract, restore, audit, forget)

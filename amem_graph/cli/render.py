@@ -198,6 +198,21 @@ def stats_table(stats: dict[str, Any]) -> Table:
     return table
 
 
+def llm_table(stats: dict[str, Any]) -> Table | None:
+    """Chat-model usage per note operation, or None when no model was ever used."""
+    usage: dict[str, dict[str, int]] = stats.get("llm") or {}
+    if not usage:
+        return None
+    metrics = list(next(iter(usage.values())))
+    table = Table(title="LLM usage (note layer)")
+    table.add_column("operation")
+    for metric in metrics:
+        table.add_column(metric.replace("_", " "), justify="right")
+    for op, row in usage.items():
+        table.add_row(op, *(str(row.get(m, 0)) for m in metrics))
+    return table
+
+
 # -- provenance ---------------------------------------------------------------------------
 
 _STATUS_STYLE = {
@@ -205,6 +220,7 @@ _STATUS_STYLE = {
     "quarantined": "yellow",
     "retracted": "red",
     "superseded": "dim",
+    "archived": "dim",
 }
 
 

@@ -53,6 +53,64 @@ class RetrievalConfig(BaseModel):
     expand_fanout: int = Field(default=10, ge=0)
 
 
+#: offline tags: tag -> words whose (stemmed) presence gives the tag
+DEFAULT_TAG_VOCABULARY: dict[str, tuple[str, ...]] = {
+    "deploy": ("deploy", "release", "rollout", "build", "ship", "staging", "production"),
+    "incident": ("error", "fail", "failure", "outage", "crash", "bug", "broken", "incident"),
+    "security": ("password", "vpn", "token", "credential", "secret", "key", "auth", "login"),
+    "data": ("database", "db", "table", "query", "schema", "backup", "index"),
+    "schedule": ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday",
+                 "weekly", "daily", "tomorrow", "yesterday", "week", "month", "year"),
+    "preference": ("like", "love", "prefer", "favorite", "favourite", "enjoy", "hate"),
+    "plan": ("plan", "going", "want", "hope", "goal", "next"),
+    "family": ("family", "kid", "kids", "son", "daughter", "mom", "dad", "mother", "father",
+               "sister", "brother", "wife", "husband", "partner"),
+    "work": ("work", "job", "career", "office", "boss", "colleague", "project", "team"),
+    "health": ("health", "doctor", "sick", "hospital", "gym", "exercise", "sleep", "diet"),
+    "travel": ("trip", "travel", "flight", "vacation", "visit", "city", "country"),
+    "food": ("food", "cook", "recipe", "dinner", "lunch", "restaurant", "eat", "coffee"),
+    "hobby": ("paint", "music", "guitar", "book", "read", "game", "photo", "garden", "hike"),
+}  # fmt: skip
+
+
+class NotesConfig(BaseModel):
+    """The A-Mem note layer (``amem_graph.notes``): enrichment, links, evolution, conflicts.
+
+    Thresholds are cosine similarities of the store's embedder. Without an LLM every step runs
+    its deterministic offline version; the adjudicator runs only with one.
+    """
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    enabled: bool = True
+    #: whether the note's keywords, tags and context feed the embedding and the BM25 terms
+    #: (measured on convbench: see ``bench/quality/notes.py``)
+    index_notes: bool = False
+    max_keywords: int = Field(default=6, ge=0, le=50)
+    tag_vocabulary: dict[str, tuple[str, ...]] = Field(
+        default_factory=lambda: dict(DEFAULT_TAG_VOCABULARY)
+    )
+    #: nearest existing notes in the same scope a new note may link to
+    link_candidates: int = Field(default=8, ge=0, le=100)
+    #: offline links: at least this similarity and one shared keyword
+    link_threshold: float = Field(default=0.45, ge=-1.0, le=1.0)
+    max_links: int = Field(default=4, ge=0)
+    evolve: bool = True
+    #: merge a write into an active memory with the same content (or this similar) in scope
+    merge_duplicates: bool = True
+    near_duplicate: float | None = Field(default=0.97, ge=0.0, le=1.0)
+    #: kinds that merge: an episodic memory is an event, and a repeated event is a new one
+    merge_kinds: tuple[str, ...] = ("semantic", "procedural", "insight")
+    #: LLM only: neighbours at least this similar are labelled contradicts/supersedes/unrelated
+    adjudicate: bool = True
+    adjudicate_threshold: float = Field(default=0.75, ge=-1.0, le=1.0)
+    #: LLM: malformed answers retried this many times before the offline step takes over
+    llm_retries: int = Field(default=2, ge=0, le=10)
+    llm_concurrency: int = Field(default=4, ge=1, le=64)
+    #: forgetting: importance halves every this many days a memory goes unread
+    decay_half_life_days: float = Field(default=30.0, gt=0)
+
+
 class MemoryGraphConfig(BaseModel):
     """Per-MemoryGraph settings."""
 
@@ -61,3 +119,4 @@ class MemoryGraphConfig(BaseModel):
     max_content_length: int = Field(default=DEFAULT_MAX_CONTENT_LENGTH, ge=1)
     default_scope: str = DEFAULT_SCOPE
     retrieval: RetrievalConfig = Field(default_factory=RetrievalConfig)
+    notes: NotesConfig = Field(default_factory=NotesConfig)

@@ -17,7 +17,7 @@ from pydantic import AfterValidator, BaseModel, ConfigDict, Field, computed_fiel
 from amem_graph.core.errors import ValidationError
 
 MemoryKind = Literal["episodic", "semantic", "procedural", "insight"]
-MemoryStatus = Literal["active", "quarantined", "retracted", "superseded"]
+MemoryStatus = Literal["active", "quarantined", "retracted", "superseded", "archived"]
 
 DEFAULT_SCOPE = "default"
 DEFAULT_MAX_CONTENT_LENGTH = 32_000
@@ -191,6 +191,15 @@ class Memory(BaseModel):
     status: MemoryStatus = "active"
     content_hash: str
     version: int = 1
+    #: how many writes asserted this content (a merged duplicate adds one)
+    support: int = 1
+    #: the note layer's own keywords, tags and context (``amem_graph.notes``); the caller's
+    #: ``keywords``/``tags``/``context`` are never rewritten
+    note_keywords: list[str] = Field(default_factory=list)
+    note_tags: list[str] = Field(default_factory=list)
+    note_context: str = ""
+    #: whether the note fields feed BM25 (and fed the embedding when it was written)
+    note_indexed: bool = False
     embedding: list[float] | None = Field(default=None, repr=False)
 
     @computed_field  # type: ignore[prop-decorator]

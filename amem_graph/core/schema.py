@@ -22,9 +22,22 @@ SOURCE: Final = "Source"
 RETRACTION: Final = "Retraction"
 MEMORY_VERSION: Final = "MemoryVersion"
 AUDIT_EVENT: Final = "AuditEvent"
+#: one per MemoryGraph that used a chat model: its call and token counters (``notes.llm``)
+LLM_USAGE: Final = "LlmUsage"
 
 NODE_LABELS: Final = frozenset(
-    {MEMORY, AGENT, TASK, EPISODE, OUTCOME, SOURCE, RETRACTION, MEMORY_VERSION, AUDIT_EVENT}
+    {
+        MEMORY,
+        AGENT,
+        TASK,
+        EPISODE,
+        OUTCOME,
+        SOURCE,
+        RETRACTION,
+        MEMORY_VERSION,
+        AUDIT_EVENT,
+        LLM_USAGE,
+    }
 )
 
 #: edge type -> (source label, target label)
@@ -46,7 +59,7 @@ EDGE_TYPES: Final[dict[str, tuple[str, str]]] = {
     "RETRACTED": (RETRACTION, MEMORY),
 }
 
-MEMORY_STATUSES: Final = ("active", "quarantined", "retracted", "superseded")
+MEMORY_STATUSES: Final = ("active", "quarantined", "retracted", "superseded", "archived")
 MEMORY_KINDS: Final = ("episodic", "semantic", "procedural", "insight")
 
 _IDENTIFIER = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")

@@ -64,4 +64,6 @@ def search_text(memory: Memory) -> str:
     """
     parts = [memory.agent or "", memory.content, " ".join(memory.keywords)]
     parts += [" ".join(memory.tags), memory.context]
+    if memory.note_indexed:
+        parts += [" ".join(memory.note_keywords), " ".join(memory.note_tags), memory.note_context]
     return "\n".join(parts)

@@ -25,8 +25,12 @@
 //                     agent, task, episode, source, tags LIST<STRING>, keywords LIST<STRING>,
 //                     context, created_at, valid_from, valid_to (absent = open-ended),
 //                     importance FLOAT, successes FLOAT, failures FLOAT,
-//                     status ('active'|'quarantined'|'retracted'|'superseded'), content_hash,
-//                     version INTEGER, embedding (unit-length float32 vector, the vector index
+//                     status ('active'|'quarantined'|'retracted'|'superseded'|'archived'),
+//                     content_hash, version INTEGER (of the note), support INTEGER (writes
+//                     merged into it), note_keywords LIST<STRING>, note_tags LIST<STRING>,
+//                     note_context (the note layer's; the caller's are keywords, tags,
+//                     context), note_indexed BOOLEAN (the note feeds search_terms),
+//                     embedding (unit-length float32 vector, the vector index
 //                     property), embedding_is_zero (true only for an all-zero embedding),
 //                     search_terms (analysed text the full-text index reads)
 //   (:Agent)          id, name, ...            an agent that writes and reads memories
@@ -35,8 +39,13 @@
 //   (:Outcome)        id, episode, success BOOLEAN, score FLOAT, detail, at
 //   (:Source)         id, uri
 //   (:Retraction)     id, ...                  a retraction and its reason
-//   (:MemoryVersion)  id, ...                  an earlier version of an evolved memory
+//   (:MemoryVersion)  id ('<memory id>@<version>'), memory, version INTEGER, kind ('evolve'|
+//                     'revert'), at, caused_by, reason, undone BOOLEAN, before_keywords,
+//                     before_tags, before_context, after_keywords, after_tags, after_context:
+//                     one change of a memory's note, the state before and after it
 //   (:AuditEvent)     id, ...                  an audit record
+//   (:LlmUsage)       id, <operation>__<metric> INTEGER ...   chat-model calls, retries,
+//                     fallbacks and tokens of one MemoryGraph
 //
 // Relationship types (source label -> target label)
 //   (:Memory)-[:ATTRIBUTED_TO]->(:Agent)        who wrote the memory
@@ -48,12 +57,14 @@
 //   (:Episode)-[:PART_OF]->(:Task)
 //   (:Episode)-[:READ]->(:Memory)               one per recall hit: key, rank, score, query, at
 //   (:Episode)-[:RESULTED_IN]->(:Outcome)
-//   (:Memory)-[:LINKED]->(:Memory)              evolution links, weight
-//   (:Memory)-[:HAS_VERSION]->(:MemoryVersion)
-//   (:MemoryVersion)-[:CAUSED_BY]->(:Memory)
-//   (:Memory)-[:SUPERSEDES]->(:Memory)
-//   (:Memory)-[:CONTRADICTS]->(:Memory)
-//   (:Retraction)-[:RETRACTED]->(:Memory)
+//   (:Memory)-[:LINKED]->(:Memory)              note links: reason, weight, at, by ('llm'|'offline')
+//   (:Memory)-[:HAS_VERSION]->(:MemoryVersion)  a stored state of the memory's note
+//   (:MemoryVersion)-[:CAUSED_BY]->(:Memory)    the memory whose arrival evolved the note
+//   (:Memory)-[:SUPERSEDES]->(:Memory)          newer replaces older: reason, by, at,
+//                                               previous_status
+//   (:Memory)-[:CONTRADICTS]->(:Memory)         the adjudicator's verdict: reason, at, by
+//   (:Retraction)-[:RETRACTED]->(:Memory)       effect 'retracted'|'quarantined'|'reverted'
+//                                               (props: versions)|'unsuperseded'
 
 // -- uniqueness of ids (each also gives the range index every lookup by id uses) ------------
 CREATE CONSTRAINT memory_id IF NOT EXISTS FOR (n:Memory) REQUIRE n.id IS UNIQUE;
@@ -65,6 +76,8 @@ CREATE CONSTRAINT source_id IF NOT EXISTS FOR (n:Source) REQUIRE n.id IS UNIQUE;
 CREATE CONSTRAINT retraction_id IF NOT EXISTS FOR (n:Retraction) REQUIRE n.id IS UNIQUE;
 CREATE CONSTRAINT memory_version_id IF NOT EXISTS FOR (n:MemoryVersion) REQUIRE n.id IS UNIQUE;
 CREATE CONSTRAINT audit_event_id IF NOT EXISTS FOR (n:AuditEvent) REQUIRE n.id IS UNIQUE;
+CREATE CONSTRAINT llm_usage_id IF NOT EXISTS FOR (n:LlmUsage) REQUIRE n.id IS UNIQUE;
+CREATE CONSTRAINT llm_usage_id IF NOT EXISTS FOR (n:LlmUsage) REQUIRE n.id IS UNIQUE;
 CREATE CONSTRAINT amem_meta_id IF NOT EXISTS FOR (n:AmemMeta) REQUIRE n.id IS UNIQUE;
 
 // -- range indexes for the filters every retrieval path applies (MemoryFilter) ---------------

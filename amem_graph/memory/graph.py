@@ -13,6 +13,7 @@ from types import TracebackType
 from typing import Any, Literal
 
 import pydantic
+from langchain_core.language_models import BaseChatModel
 
 from amem_graph.core.config import MemoryGraphConfig, RetrievalConfig
 from amem_graph.core.errors import NotFoundError, ValidationError
@@ -31,14 +32,13 @@ from amem_graph.core.models import (
 from amem_graph.core.schema import AGENT, EPISODE, MEMORY_STATUSES
 from amem_graph.embeddings import Embedder, resolve_embedder
 from amem_graph.memory.episode import EpisodeSession
-from amem_graph.memory.writes import build_remember_batch, parse_inputs
+from amem_graph.memory.notes import NoteMethods
+from amem_graph.notes.pipeline import NoteLayer
 from amem_graph.provenance import retraction
 from amem_graph.provenance import trace as provenance
 from amem_graph.provenance.audit import (
     AUDIT_KINDS,
     AuditEvent,
-    event_write,
-    new_event,
     query_events,
 )
 from amem_graph.provenance.credit import agent_trust, outcome_batch
@@ -46,7 +46,7 @@ from amem_graph.provenance.retraction import RestoreReport, RetractionPolicy, Re
 from amem_graph.provenance.trace import Impact, Trace
 from amem_graph.provenance.training_data import TrainingRow, training_rows, write_jsonl
 from amem_graph.recall.retriever import HybridRetriever
-from amem_graph.stores.base import GraphStore, MemoryFilter, WriteBatch
+from amem_graph.stores.base import GraphStore, MemoryFilter
 from amem_graph.stores.factory import open_store
 
 
@@ -82,7 +82,7 @@ def _reason(value: str, required: bool) -> str:
     return value
 
 
-class MemoryGraph:
+class MemoryGraph(NoteMethods):
     """Long-term memory for agents, on the embedded store or on Neo4j.
 
     Open with ``MemoryGraph.open()``; use as a context manager to close it.
@@ -93,10 +93,15 @@ class MemoryGraph:
         store: GraphStore,
         embedder: Embedder,
         config: MemoryGraphConfig | None = None,
+        llm: BaseChatModel | None = None,
     ) -> None:
         self.store = store
         self.embedder = embedder
         self.config = config or MemoryGraphConfig()
+        if llm is not None and not isinstance(llm, BaseChatModel):
+            raise ValidationError(f"llm must be a langchain-core BaseChatModel, got {type(llm)!r}")
+        #: notes, links, evolution and conflicts on every write (``amem_graph.notes``)
+        self.note_layer = NoteLayer(store, self.config.notes, llm)
         store.ensure_embedder(embedder.name, embedder.dims)
         self.retriever = HybridRetriever(store, embedder, self.config.retrieval)
         #: what a cascading ``retract`` does beyond its targets, unless the call passes a policy
@@ -109,17 +114,20 @@ class MemoryGraph:
         *,
         embedder: object = "minilm",
         config: MemoryGraphConfig | None = None,
+        llm: BaseChatModel | None = None,
         **store_options: Any,
     ) -> MemoryGraph:
         """Open the store at ``target``: a path, ``":memory:"``, or a ``bolt://``/``neo4j://`` URI.
 
         With no target: ``$AMEM_STORE`` or ``./.amem/memory.db``. ``embedder`` is ``"minilm"``
-        (default), ``"hashing"``, an ``Embedder`` or a langchain-core ``Embeddings``.
+        (default), ``"hashing"``, an ``Embedder`` or a langchain-core ``Embeddings``. ``llm``
+        (any langchain-core chat model) writes the notes, links and conflict verdicts; without
+        it the note layer runs offline.
         """
         resolved = resolve_embedder(embedder)
         store = open_store(target, **store_options)
         try:
-            return cls(store, resolved, config)
+            return cls(store, resolved, config, llm)
         except BaseException:
             store.close()
             raise
@@ -188,20 +196,9 @@ class MemoryGraph:
         """Store many memories in one transaction: all of them, or none if any is invalid.
 
         Each item takes the keyword arguments of ``remember``. Embeddings are computed in batch.
+        ``ingest`` takes the same items and also says what was written and what merged.
         """
-        if isinstance(items, str | bytes) or not isinstance(items, Sequence):
-            raise ValidationError("remember_many takes a list of items")
-        prepared = []
-        for item in items:
-            if isinstance(item, Mapping) and item.get("scope") is None:
-                item = {**item, "scope": self.config.default_scope}
-            prepared.append(item)
-        inputs = parse_inputs(prepared, self.config.max_content_length)
-        if not inputs:
-            return []
-        batch, memories = build_remember_batch(self.store, self.embedder, inputs, utcnow())
-        self.store.apply(batch)
-        return memories
+        return self.ingest(items).memories
 
     # -- reading --------------------------------------------------------------------------
 
@@ -258,7 +255,7 @@ class MemoryGraph:
         scope_name = valid_name(scope or self.config.default_scope, "scope")
         statuses = tuple(include)
         for status in statuses:
-            if status not in ("active", "quarantined", "retracted", "superseded"):
+            if status not in MEMORY_STATUSES:
                 raise ValidationError(f"unknown memory status {status!r} in include")
         return MemoryFilter(
             scopes=(scope_name,),
@@ -439,24 +436,6 @@ class MemoryGraph:
         """A stored retraction's report, with ``restored_at`` once restored."""
         return retraction.load_report(self.store, valid_name(retraction_id, "retraction id"))
 
-    def forget(self, memory_id: str, *, reason: str = "", by: str | None = None) -> AuditEvent:
-        """Erase a memory and its edges for good (an erasure request), unlike ``retract``.
-
-        The audit event keeps the id and content hash, never the content.
-        """
-        memory = self.get(memory_id)
-        event = new_event(
-            "forget",
-            utcnow(),
-            actor=_optional_name(by, "by"),
-            reason=_reason(reason, required=False),
-            memory_ids=[memory.id],
-            agent_ids=[memory.agent] if memory.agent else [],
-            content_hashes=[memory.content_hash],
-        )
-        self.store.apply(WriteBatch(nodes=[event_write(event)], delete_memories=[memory.id]))
-        return event
-
     def audit(
         self,
         *,
@@ -501,10 +480,12 @@ class MemoryGraph:
         return write_jsonl(self.training_data(scope=scope, agent=agent), path)
 
     def stats(self) -> dict[str, Any]:
-        """Counts of nodes and edges, and the store and embedder in use."""
+        """Counts of nodes and edges, the store and embedder in use, and chat-model usage per
+        note operation (calls, retries, fallbacks, tokens; every graph that wrote here)."""
         info = self.store.embedder_info()
         return {
             "backend": self.store.backend,
             "embedder": None if info is None else {"name": info[0], "dims": info[1]},
             "counts": self.store.counts(),
+            "llm": self.llm_usage(),
         }

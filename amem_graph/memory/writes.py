@@ -1,4 +1,5 @@
-"""Turn caller input into one WriteBatch: validation, embedding, provenance nodes and edges.
+"""Turn caller input into one WriteBatch: validation, notes, embedding, provenance nodes and
+edges, and (with a ``NoteLayer``) links, evolution and duplicate merges.
 
 Everything is checked before the store is touched (content, ids, referenced memories,
 idempotency), so a bad item fails its whole batch and nothing is half-written.
@@ -8,6 +9,7 @@ from __future__ import annotations
 
 import uuid
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
@@ -21,8 +23,11 @@ from amem_graph.core.errors import (
 )
 from amem_graph.core.models import Memory, MemoryInput, content_hash, finite_vector
 from amem_graph.core.schema import AGENT, EPISODE, SOURCE, TASK, source_id
+from amem_graph.core.versions import NoteState
 from amem_graph.embeddings import Embedder
-from amem_graph.stores.base import EdgeWrite, GraphStore, NodeWrite, WriteBatch
+from amem_graph.notes.enrich import Draft, note_text
+from amem_graph.notes.pipeline import NoteLayer, Placement
+from amem_graph.stores.base import EdgeWrite, GraphStore, MemoryUpdate, NodeWrite, WriteBatch
 
 
 def parse_inputs(
@@ -79,16 +84,32 @@ def episode_nodes(
     return [NodeWrite(EPISODE, episode, on_create=first), *nodes], edges
 
 
+@dataclass
+class PlannedWrite:
+    """A remember batch and what it does: the memories in input order (a merged item as the
+    memory it merged into), which input indexes merged, and the adjudicator's supersessions."""
+
+    batch: WriteBatch
+    memories: list[Memory]
+    merged: dict[int, str] = field(default_factory=dict)
+    superseded: list[tuple[Memory, str, str]] = field(default_factory=list)
+
+
 def build_remember_batch(
     store: GraphStore,
     embedder: Embedder,
     inputs: Sequence[MemoryInput],
     now: datetime,
-) -> tuple[WriteBatch, list[Memory]]:
+    notes: NoteLayer | None = None,
+    *,
+    exclude: frozenset[str] = frozenset(),
+) -> PlannedWrite:
     """The batch that stores ``inputs`` and the memories it creates, in input order.
 
     An id that already exists with the same content is returned as stored and not written
-    again (idempotent); with different content it is a ConflictError.
+    again (idempotent); with different content it is a ConflictError. With ``notes`` each new
+    memory gets its note, links and evolution, and duplicates merge (``NoteLayer.place``);
+    memories in ``exclude`` take no part in that.
     """
     ids = [item.id or uuid.uuid4().hex for item in inputs]
     seen: dict[str, int] = {}
@@ -103,7 +124,7 @@ def build_remember_batch(
         if old is not None and old.content_hash != content_hash(item.content):
             raise ConflictError(
                 f"item {i}: memory {mid!r} already exists with different content",
-                hint="use a new id, or evolve the memory instead of re-remembering it",
+                hint="use a new id, or update() the memory to supersede it",
             )
 
     wanted_parents = {p for item in inputs for p in item.derived_from} - set(ids)
@@ -118,14 +139,64 @@ def build_remember_batch(
                 )
 
     fresh = [(mid, item) for mid, item in zip(ids, inputs, strict=True) if mid not in existing]
-    vectors = checked_vectors(
-        embedder, embedder.embed_documents([item.content for _, item in fresh]), len(fresh)
-    )
+    created = _new_memories(embedder, fresh, now, notes)
     batch = WriteBatch()
+    placed = Placement()
+    if notes is not None:
+        fixed = frozenset(mid for mid, item in fresh if item.id is not None)
+        placed = notes.place(list(created.values()), batch, now, fixed=fixed, exclude=exclude)
+    support: dict[str, int] = {}
+    for mid, item in fresh:
+        memory = created[mid]
+        target = placed.merged.get(mid)
+        if target is None:
+            batch.memories.append(memory)
+            _provenance(batch, memory, item, memory.created_at)
+            continue
+        support[target.id] = support.get(target.id, 0) + 1
+        batch.memory_updates.append(MemoryUpdate(target.id, increments={"support": 1}))
+        _provenance(batch, target, item, item.timestamp or now)
+    _dedupe_nodes(batch)
+    out: list[Memory] = []
+    for mid in ids:
+        memory = existing.get(mid) or created[mid]
+        memory = placed.merged.get(mid, memory)
+        if memory.id in support:
+            memory = memory.model_copy(update={"support": memory.support + support[memory.id]})
+        out.append(memory)
+    merged = {seen[mid]: target.id for mid, target in placed.merged.items()}
+    return PlannedWrite(batch, out, merged, placed.superseded)
+
+
+def _new_memories(
+    embedder: Embedder,
+    fresh: Sequence[tuple[str, MemoryInput]],
+    now: datetime,
+    notes: NoteLayer | None,
+) -> dict[str, Memory]:
+    """The memories to create, with their notes and embeddings, by id in input order."""
+    drafts = [
+        Draft(item.content, item.scope, item.kind, item.agent, item.keywords, item.tags)
+        for _, item in fresh
+    ]
+    states = notes.notes(drafts) if notes is not None else [NoteState()] * len(fresh)
+    indexed = notes is not None and notes.config.index_notes
+    texts = [
+        note_text(
+            item.content,
+            [*item.keywords, *state.keywords],
+            [*item.tags, *state.tags],
+            " ".join(filter(None, [item.context, state.context])),
+        )
+        if indexed
+        else item.content
+        for (_, item), state in zip(fresh, states, strict=True)
+    ]
+    vectors = checked_vectors(embedder, embedder.embed_documents(texts), len(fresh))
     created: dict[str, Memory] = {}
-    for (mid, item), vector in zip(fresh, vectors, strict=True):
+    for (mid, item), vector, state in zip(fresh, vectors, states, strict=True):
         at = item.timestamp or now
-        memory = Memory(
+        created[mid] = Memory(
             id=mid,
             content=item.content,
             kind=item.kind,
@@ -137,6 +208,10 @@ def build_remember_batch(
             tags=item.tags,
             keywords=item.keywords,
             context=item.context,
+            note_keywords=state.keywords,
+            note_tags=state.tags,
+            note_context=state.context,
+            note_indexed=indexed,
             created_at=at,
             valid_from=at,
             valid_to=item.valid_to,
@@ -144,14 +219,11 @@ def build_remember_batch(
             content_hash=content_hash(item.content),
             embedding=vector,
         )
-        batch.memories.append(memory)
-        created[mid] = memory
-        _provenance(batch, memory, item)
-    _dedupe_nodes(batch)
-    return batch, [created.get(mid) or existing[mid] for mid in ids]
+    return created
 
 
-def _provenance(batch: WriteBatch, memory: Memory, item: MemoryInput) -> None:
+def _provenance(batch: WriteBatch, memory: Memory, item: MemoryInput, at: datetime) -> None:
+    """Edges from ``memory`` to what ``item`` names (``at``: when the item was written)."""
     if item.agent:
         batch.nodes.append(NodeWrite(AGENT, item.agent, on_create={"name": item.agent}))
         batch.edges.append(EdgeWrite("ATTRIBUTED_TO", memory.id, item.agent))
@@ -159,9 +231,7 @@ def _provenance(batch: WriteBatch, memory: Memory, item: MemoryInput) -> None:
         batch.nodes.append(NodeWrite(TASK, item.task, on_create={"scope": item.scope}))
         batch.edges.append(EdgeWrite("FOR_TASK", memory.id, item.task))
     if item.episode:
-        nodes, edges = episode_nodes(
-            item.episode, item.agent, item.task, item.scope, memory.created_at
-        )
+        nodes, edges = episode_nodes(item.episode, item.agent, item.task, item.scope, at)
         batch.nodes.extend(nodes)
         batch.edges.extend(edges)
         batch.edges.append(EdgeWrite("GENERATED_IN", memory.id, item.episode))
@@ -170,7 +240,8 @@ def _provenance(batch: WriteBatch, memory: Memory, item: MemoryInput) -> None:
         batch.nodes.append(NodeWrite(SOURCE, sid, on_create={"uri": item.source}))
         batch.edges.append(EdgeWrite("FROM_SOURCE", memory.id, sid))
     for parent in item.derived_from:
-        batch.edges.append(EdgeWrite("DERIVED_FROM", memory.id, parent))
+        if parent != memory.id:  # a merged duplicate of its own parent adds no loop
+            batch.edges.append(EdgeWrite("DERIVED_FROM", memory.id, parent))
 
 
 def _dedupe_nodes(batch: WriteBatch) -> None:

@@ -1,5 +1,6 @@
-"""The audit log: one append-only ``AuditEvent`` node per retraction, restore, forget (and, once
-evolution lands, per evolution and supersession).
+"""The audit log: one append-only ``AuditEvent`` node per retraction, restore, forget,
+supersession, note revert, and archiving or unarchiving of cold memories. (Evolution itself is
+recorded by its ``MemoryVersion`` nodes.)
 
 An event is written in the same transaction as the change it records, so the log never claims
 something that did not happen nor misses something that did. Events carry the ids they concern
@@ -21,7 +22,9 @@ from pydantic import BaseModel, Field
 from amem_graph.core.schema import AUDIT_EVENT
 from amem_graph.stores.base import GraphStore, Node, NodeWrite
 
-AuditKind = Literal["retract", "restore", "forget", "evolve", "supersede"]
+AuditKind = Literal[
+    "retract", "restore", "forget", "evolve", "supersede", "revert", "archive", "unarchive"
+]
 AUDIT_KINDS: tuple[str, ...] = get_args(AuditKind)
 
 

@@ -19,10 +19,10 @@ the Retraction ``restored_at`` and recomputes each affected memory from the retr
 active on it, so overlapping retractions compose: restoring one never revives what another
 still holds down.
 
-Evolution and supersession arrive later. Their undo plugs in as more ``RETRACTED`` edges with
-effect ``reverted`` (on an evolved memory; props name the versions) and ``unsuperseded`` (on a
-memory the target superseded), listed in ``RetractionReport.reverted_versions`` and
-``unsuperseded``; until then those lists are empty, and status recomputation ignores them.
+A retraction also undoes what the memories it holds down did to others (``undo.py``): the note
+changes they caused as evolution (``RETRACTED`` edges with effect ``reverted``, listed by version
+in ``RetractionReport.reverted_versions``) and their supersessions (effect ``unsuperseded``, in
+``unsuperseded``); ``restore`` re-applies both. Status recomputation ignores those edges.
 """
 
 from __future__ import annotations
@@ -38,6 +38,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from amem_graph.core.errors import NotFoundError, ValidationError
 from amem_graph.core.schema import AGENT, EPISODE, RETRACTION, SOURCE, source_id
+from amem_graph.provenance import undo
 from amem_graph.provenance.audit import AuditEvent, authors, event_write, new_event
 from amem_graph.provenance.trace import downstream
 from amem_graph.stores.base import (
@@ -257,6 +258,9 @@ def plan_retraction(
         batch.edges.append(EdgeWrite("RETRACTED", rid, mid, props, key=effect))
         if strongest(current, effect) != current:
             batch.memory_updates.append(MemoryUpdate(mid, changes={"status": effect}))
+    down = set(ids)
+    reverted = undo.undo_evolution(store, rid, down, batch)
+    unsuperseded = undo.unsupersede(store, rid, down, lambda olds: active_holds(store, olds), batch)
     report = RetractionReport(
         id=rid,
         reason=reason,
@@ -268,12 +272,22 @@ def plan_retraction(
         policy=policy,
         retracted=[m for m in ids if effects[m] == "retracted"],
         quarantined=[m for m in ids if effects[m] == "quarantined"],
+        reverted_versions=reverted,
+        unsuperseded=unsuperseded,
     )
+    touched = sorted({*ids, *unsuperseded, *(u.id for u in batch.memory_updates)})
     agents = authors(store, ids) | ({selector.agent} if selector.agent else set())
     event = new_event(
-        "retract", at, actor=by, reason=reason, memory_ids=ids, agent_ids=agents, retraction_id=rid
+        "retract",
+        at,
+        actor=by,
+        reason=reason,
+        memory_ids=touched,
+        agent_ids=agents,
+        retraction_id=rid,
     )
-    batch.nodes = [NodeWrite(RETRACTION, rid, on_create=_node_props(report)), event_write(event)]
+    head = NodeWrite(RETRACTION, rid, on_create=_node_props(report))
+    batch.nodes[:0] = [head, event_write(event)]
     return batch, report
 
 
@@ -300,7 +314,13 @@ def load_report(store: GraphStore, rid: str) -> RetractionReport:
         )
     by_effect: dict[str, list[str]] = defaultdict(list)
     for e in store.edges([rid], ["RETRACTED"], "out"):
-        by_effect[str(e.props.get("effect"))].append(e.dst)
+        effect = str(e.props.get("effect"))
+        if e.key != effect:  # a record moved here from another retraction is not its own
+            continue
+        if effect == "reverted":
+            by_effect[effect].extend(str(v) for v in e.props.get("versions") or [])
+        else:
+            by_effect[effect].append(e.dst)
     p = node.props
     return RetractionReport(
         id=rid,
@@ -331,15 +351,17 @@ def plan_restore(
         return WriteBatch(), RestoreReport(
             id=rid, restored_at=report.restored_at, already_restored=True
         )
-    own = {
-        e.dst: e
-        for e in store.edges([rid], ["RETRACTED"], "out")
-        if e.props.get("effect") in STATUS_EFFECTS
-    }
+    edges = store.edges([rid], ["RETRACTED"], "out")
+    own = {e.dst: e for e in edges if e.props.get("effect") in STATUS_EFFECTS}
     ids = sorted(own)
     statuses = current_statuses(store, ids)
     holds = active_holds(store, ids, excluding=rid)
     batch = WriteBatch()
+    undos = [e for e in edges if e.props.get("effect") not in STATUS_EFFECTS]
+    if undos:
+        still_held = {mid: hs[0].src for mid, hs in holds.items() if hs}
+        others = active_holds(store, sorted({e.dst for e in undos}), excluding=rid)
+        undo.redo(store, rid, undos, still_held, others, batch)
     restored: list[str] = []
     held: list[str] = []
     for mid in ids:
@@ -349,8 +371,9 @@ def plan_restore(
         if target != statuses[mid]:
             batch.memory_updates.append(MemoryUpdate(mid, changes={"status": target}))
         (held if holds.get(mid) else restored).append(mid)
-    event = _restore_event(store, report, ids, by, reason, at)
-    batch.nodes = [
+    touched = sorted({*ids, *(e.dst for e in undos)})
+    event = _restore_event(store, report, touched, by, reason, at)
+    batch.nodes[:0] = [
         NodeWrite(RETRACTION, rid, {"restored_at": at, "restored_by": by}),
         event_write(event),
     ]

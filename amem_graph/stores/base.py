@@ -35,6 +35,10 @@ MEMORY_MUTABLE_FIELDS = frozenset(
         "valid_to",
         "importance",
         "embedding",
+        "support",
+        "note_keywords",
+        "note_tags",
+        "note_context",
     }
 )
 
@@ -111,7 +115,7 @@ class MemoryUpdate:
         unknown = (set(self.changes) | set(self.increments)) - MEMORY_MUTABLE_FIELDS
         if unknown:
             raise ValidationError(f"memory fields {sorted(unknown)} cannot be updated")
-        bad = set(self.increments) - {"successes", "failures", "version", "importance"}
+        bad = set(self.increments) - {"successes", "failures", "version", "importance", "support"}
         if bad:
             raise ValidationError(f"memory fields {sorted(bad)} are not numeric counters")
 

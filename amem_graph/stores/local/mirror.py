@@ -31,7 +31,7 @@ _GROW_FILL: dict[str, float] = {
     "successes": 0.0,
     "failures": 0.0,
 }
-_STATUS_CODES = {"active": 0, "quarantined": 1, "retracted": 2, "superseded": 3}
+_STATUS_CODES = {"active": 0, "quarantined": 1, "retracted": 2, "superseded": 3, "archived": 4}
 _STATUS_NAMES = {code: name for name, code in _STATUS_CODES.items()}
 
 
@@ -167,7 +167,11 @@ class _Mirror:
 
     def add_edge(self, etype: str, src: str, dst: str, key: str, props: dict[str, Any]) -> None:
         src_label, dst_label = EDGE_TYPES[etype]
-        self.graph.add_edge((src_label, src), (dst_label, dst), key=(etype, key), props=props)
+        ends, k = ((src_label, src), (dst_label, dst)), (etype, key)
+        if self.graph.has_edge(*ends, key=k):  # merge as SQLite's json_patch did
+            props = {**self.graph.edges[(*ends, k)]["props"], **props}
+        props = {name: value for name, value in props.items() if value is not None}
+        self.graph.add_edge(*ends, key=k, props=props)
         if etype in self.members:
             self.members[etype].setdefault(dst, set()).add(src)
             self.hubs[etype].setdefault(src, set()).add(dst)

@@ -67,9 +67,12 @@ class LocalWrites(LocalConnection):
         self._check_endpoints(batch)
         db.executemany(
             "INSERT INTO edges(type, src, dst, key, props) VALUES(?, ?, ?, ?, json_patch('{}', ?)) "
-            "ON CONFLICT(type, src, dst, key) DO UPDATE SET props = json_patch(edges.props, "
-            "excluded.props)",
-            [(e.type, e.src, e.dst, e.key, codec.dumps(e.props)) for e in batch.edges],
+            "ON CONFLICT(type, src, dst, key) DO UPDATE SET props = json_patch(edges.props, ?)",
+            [
+                (e.type, e.src, e.dst, e.key, props, props)
+                for e in batch.edges
+                for props in [codec.dumps(e.props)]
+            ],
         )
         db.executemany(
             "DELETE FROM edges WHERE type=? AND src=? AND dst=? AND key=?", batch.delete_edges

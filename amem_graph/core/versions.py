@@ -1,0 +1,147 @@
+"""A memory's note state and its stored versions: the format the note layer writes and the
+retraction undoes.
+
+Every change to a note (an evolution caused by another memory, a revert) first stores a
+``MemoryVersion`` node holding the state before *and* after the change. Keeping
+both makes the change a delta: undoing it later removes what it added and puts back what it
+removed, leaving alone what other changes did since (``undo_state`` / ``redo_state``).
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from amem_graph.core.models import Memory
+
+VersionKind = Literal["evolve", "revert"]
+_FIELDS = ("keywords", "tags", "context")
+
+
+class NoteState(BaseModel):
+    """The part of a memory the note layer may rewrite."""
+
+    model_config = ConfigDict(frozen=True)
+
+    keywords: list[str] = Field(default_factory=list)
+    tags: list[str] = Field(default_factory=list)
+    context: str = ""
+
+    @classmethod
+    def of(cls, memory: Memory) -> NoteState:
+        """The memory's current note."""
+        return cls(
+            keywords=list(memory.note_keywords),
+            tags=list(memory.note_tags),
+            context=memory.note_context,
+        )
+
+    def changes(self) -> dict[str, Any]:
+        """``MemoryUpdate.changes`` that set a memory's note to this state."""
+        return {
+            "note_keywords": list(self.keywords),
+            "note_tags": list(self.tags),
+            "note_context": self.context,
+        }
+
+    def props(self, prefix: str) -> dict[str, Any]:
+        """Node properties ``<prefix>_keywords`` etc."""
+        return {f"{prefix}_{name}": getattr(self, name) for name in _FIELDS}
+
+    @classmethod
+    def from_props(cls, props: dict[str, Any], prefix: str) -> NoteState:
+        """The state stored by ``props`` (absent lists and text read as empty)."""
+        return cls(
+            keywords=list(props.get(f"{prefix}_keywords") or []),
+            tags=list(props.get(f"{prefix}_tags") or []),
+            context=str(props.get(f"{prefix}_context") or ""),
+        )
+
+
+class NoteVersion(BaseModel):
+    """One stored change of a memory's note: the state it had at ``version`` and the state the
+    change left; ``caused_by`` is the memory whose arrival caused an evolution."""
+
+    model_config = ConfigDict(frozen=True)
+
+    id: str
+    memory: str
+    version: int
+    kind: VersionKind
+    at: datetime
+    before: NoteState
+    after: NoteState
+    caused_by: str | None = None
+    reason: str = ""
+    #: an evolution undone by a retraction still in force
+    undone: bool = False
+
+    def props(self) -> dict[str, Any]:
+        """What the MemoryVersion node stores."""
+        return {
+            "memory": self.memory,
+            "version": self.version,
+            "kind": self.kind,
+            "at": self.at,
+            "caused_by": self.caused_by,
+            "reason": self.reason,
+            "undone": self.undone,
+            **self.before.props("before"),
+            **self.after.props("after"),
+        }
+
+    @classmethod
+    def from_node(cls, node_id: str, props: dict[str, Any]) -> NoteVersion:
+        """A version read back from its node."""
+        return cls(
+            id=node_id,
+            memory=str(props["memory"]),
+            version=int(props["version"]),
+            kind=props["kind"],
+            at=props["at"],
+            before=NoteState.from_props(props, "before"),
+            after=NoteState.from_props(props, "after"),
+            caused_by=props.get("caused_by"),
+            reason=str(props.get("reason") or ""),
+            undone=bool(props.get("undone", False)),
+        )
+
+
+def version_id(memory_id: str, version: int) -> str:
+    """Stable id of the version holding memory ``memory_id``'s note at ``version``."""
+    return f"{memory_id}@{version}"
+
+
+def _shift(current: list[str], drop: list[str], add: list[str]) -> list[str]:
+    gone = set(drop)
+    kept = [x for x in current if x not in gone]
+    return kept + [x for x in add if x not in kept]
+
+
+def undo_state(current: NoteState, change: NoteVersion) -> NoteState:
+    """``current`` without ``change``: its additions removed, its removals put back, and its
+    context rolled back if nothing rewrote the context since."""
+    before, after = change.before, change.after
+    out: dict[str, Any] = {}
+    for name in ("keywords", "tags"):
+        b, a = getattr(before, name), getattr(after, name)
+        added = [x for x in a if x not in b]
+        removed = [x for x in b if x not in a]
+        out[name] = _shift(getattr(current, name), added, removed)
+    out["context"] = before.context if current.context == after.context else current.context
+    return NoteState(**out)
+
+
+def redo_state(current: NoteState, change: NoteVersion) -> NoteState:
+    """``current`` with ``change`` applied again (the inverse of ``undo_state``)."""
+    before, after = change.before, change.after
+    out: dict[str, Any] = {}
+    for name in ("keywords", "tags"):
+        b, a = getattr(before, name), getattr(after, name)
+        added = [x for x in a if x not in b]
+        removed = [x for x in b if x not in a]
+        out[name] = _shift(getattr(current, name), removed, added)
+    out["context"] = after.context if current.context == before.context else current.context
+    return NoteState(**out)

@@ -1,0 +1,33 @@
+"""Fixtures for the note layer: a graph with notes configured per test, on each store kind."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from typing import Any
+
+import pytest
+from langchain_core.language_models import BaseChatModel
+
+from amem_graph import HashingEmbedder, MemoryGraph, MemoryGraphConfig
+from amem_graph.core.config import NotesConfig
+from amem_graph.stores.base import GraphStore
+
+MakeGraph = Callable[..., MemoryGraph]
+
+
+@pytest.fixture
+def make_graph(store: GraphStore) -> Iterator[MakeGraph]:
+    """``make_graph(llm=None, **NotesConfig fields)``: a graph on this test's store. Model
+    calls run one at a time (``llm_concurrency=1``) so a scripted model answers in order."""
+    made: list[MemoryGraph] = []
+
+    def factory(llm: BaseChatModel | None = None, **notes: Any) -> MemoryGraph:
+        notes.setdefault("llm_concurrency", 1)
+        config = MemoryGraphConfig(notes=NotesConfig(**notes))
+        graph = MemoryGraph(store, HashingEmbedder(), config, llm)
+        made.append(graph)
+        return graph
+
+    yield factory
+    for graph in made:
+        graph.close()
