@@ -15,7 +15,7 @@ from typing import Any, Literal
 import pydantic
 
 from amem_graph.core.config import MemoryGraphConfig, RetrievalConfig
-from amem_graph.core.errors import NotFoundError, ValidationError
+from amem_graph.core.errors import ConflictError, NotFoundError, ValidationError
 from amem_graph.core.models import (
     Agent,
     Hit,
@@ -27,7 +27,7 @@ from amem_graph.core.models import (
     utcnow,
     valid_name,
 )
-from amem_graph.core.schema import AGENT, EPISODE
+from amem_graph.core.schema import AGENT, EPISODE, SOURCE, source_id
 from amem_graph.embeddings import Embedder, resolve_embedder
 from amem_graph.memory.episode import EpisodeSession
 from amem_graph.memory.writes import build_remember_batch, parse_inputs
@@ -45,7 +45,7 @@ from amem_graph.provenance.retraction import RestoreReport, RetractionPolicy, Re
 from amem_graph.provenance.trace import Impact, Trace
 from amem_graph.provenance.training_data import TrainingRow, training_rows, write_jsonl
 from amem_graph.recall.retriever import HybridRetriever
-from amem_graph.stores.base import GraphStore, MemoryFilter, WriteBatch
+from amem_graph.stores.base import EdgeWrite, GraphStore, MemoryFilter, MemoryUpdate, WriteBatch
 from amem_graph.stores.factory import open_store
 
 
@@ -163,11 +163,15 @@ class MemoryGraph:
         valid_to: datetime | None = None,
         importance: float = 0.5,
         id: str | None = None,
+        supersedes: str | None = None,
     ) -> Memory:
         """Store one memory with its provenance.
 
         Remembering an existing id again with the same content returns the stored memory
         unchanged (idempotent); with different content it raises ``ConflictError``.
+        ``supersedes`` names an active memory of the same scope that this one replaces: it
+        becomes ``superseded`` (kept, out of recall) behind a SUPERSEDES edge, in the same
+        transaction, with an audit event.
         """
         item: dict[str, Any] = {
             "content": content,
@@ -185,6 +189,7 @@ class MemoryGraph:
             "valid_to": valid_to,
             "importance": importance,
             "id": id,
+            "supersedes": supersedes,
         }
         return self.remember_many([item])[0]
 
@@ -195,17 +200,60 @@ class MemoryGraph:
         """
         if isinstance(items, str | bytes) or not isinstance(items, Sequence):
             raise ValidationError("remember_many takes a list of items")
-        prepared = []
+        prepared: list[Mapping[str, Any] | MemoryInput] = []
+        replaced: list[str | None] = []
         for item in items:
-            if isinstance(item, Mapping) and item.get("scope") is None:
-                item = {**item, "scope": self.config.default_scope}
+            if isinstance(item, Mapping):
+                scope = item.get("scope")
+                item = {**item, "scope": self.config.default_scope if scope is None else scope}
+                replaced.append(item.pop("supersedes", None))
+            else:
+                replaced.append(None)
             prepared.append(item)
         inputs = parse_inputs(prepared, self.config.max_content_length)
         if not inputs:
             return []
-        batch, memories = build_remember_batch(self.store, self.embedder, inputs, utcnow())
+        now = utcnow()
+        batch, memories = build_remember_batch(self.store, self.embedder, inputs, now)
+        if any(replaced):
+            self._supersede(batch, memories, replaced, now)
         self.store.apply(batch)
         return memories
+
+    def _supersede(
+        self, batch: WriteBatch, new: list[Memory], old_ids: list[str | None], now: datetime
+    ) -> None:
+        """Add to ``batch`` what makes each new memory supersede its old one (checked first)."""
+        wanted = [valid_name(i, "supersedes") for i in old_ids if i is not None]
+        if len(set(wanted)) != len(wanted):
+            raise ValidationError("a batch supersedes the same memory twice")
+        old = self.store.get_memories(wanted, embeddings=False)
+        written = {m.id for m in batch.memories}
+        concerned: list[str] = []
+        authors: set[str] = set()
+        for i, (memory, old_id) in enumerate(zip(new, old_ids, strict=True)):
+            prev = None if old_id is None else old.get(old_id)
+            if old_id is None or memory.id not in written:
+                continue  # nothing to replace, or an idempotent repeat already written
+            if prev is None:
+                raise NotFoundError(f"item {i}: supersedes unknown memory {old_id!r}")
+            if prev.scope != memory.scope:
+                raise ValidationError(f"item {i}: {old_id!r} is in another scope ({prev.scope})")
+            if prev.status != "active":
+                raise ConflictError(
+                    f"item {i}: memory {old_id!r} is {prev.status}, not active",
+                    hint="supersede the memory's current version",
+                )
+            batch.memory_updates.append(MemoryUpdate(old_id, {"status": "superseded"}))
+            batch.edges.append(EdgeWrite("SUPERSEDES", memory.id, old_id))
+            concerned += [old_id, memory.id]
+            authors |= {a for a in (prev.agent, memory.agent) if a}
+        if concerned:
+            event = new_event(
+                "supersede", now, actor=None, reason="", memory_ids=concerned,
+                agent_ids=sorted(authors),
+            )  # fmt: skip
+            batch.nodes.append(event_write(event))
 
     # -- reading --------------------------------------------------------------------------
 
@@ -220,23 +268,61 @@ class MemoryGraph:
         """The stored memories among ``memory_ids``, by id (missing ids are simply absent)."""
         return self.store.get_memories([valid_name(i, "memory id") for i in memory_ids])
 
+    def find(
+        self,
+        scope: str | Sequence[str] | None = None,
+        *,
+        agent: str | None = None,
+        task: str | None = None,
+        include: Sequence[str] = ("active",),
+        limit: int | None = None,
+    ) -> list[Memory]:
+        """The memories in ``scope`` with these statuses, oldest first: a listing, not recall."""
+        flt = self.memory_filter(scope, agent=agent, task=task, include=include)
+        return self.store.find_memories(flt, limit)
+
+    def sources(self, prefix: str = "") -> list[str]:
+        """The source URIs memories came from, sorted; those starting with ``prefix``."""
+        uris = (str(node.props.get("uri", "")) for node in self.store.find_nodes(SOURCE))
+        return sorted(uri for uri in uris if uri.startswith(prefix))
+
+    def by_source(
+        self, uris: Sequence[str], *, include: Sequence[str] | None = None
+    ) -> dict[str, list[Memory]]:
+        """URI -> the memories from that source (any status, or ``include``), oldest first."""
+        by_id = {source_id(uri): uri for uri in uris}
+        edges = self.store.edges(list(by_id), ["FROM_SOURCE"], "in")
+        found = self.store.get_memories(sorted({e.src for e in edges}), embeddings=False)
+        out: dict[str, list[Memory]] = {uri: [] for uri in uris}
+        for e in edges:
+            memory = found.get(e.src)
+            if memory is not None and (include is None or memory.status in include):
+                out[by_id[e.dst]].append(memory)
+        for memories in out.values():
+            memories.sort(key=lambda m: (m.created_at, m.id))
+        return out
+
     def memory_filter(
         self,
-        scope: str | None = None,
+        scope: str | Sequence[str] | None = None,
         *,
         agent: str | None = None,
         task: str | None = None,
         as_of: datetime | None = None,
         include: Sequence[str] = ("active",),
     ) -> MemoryFilter:
-        """The filter recall applies inside every retrieval path."""
-        scope_name = valid_name(scope or self.config.default_scope, "scope")
+        """The filter recall applies inside every retrieval path (one scope, or several)."""
+        if scope is None or isinstance(scope, str):
+            scope = [scope or self.config.default_scope]
+        scopes = tuple(valid_name(name, "scope") for name in scope)
+        if not scopes:
+            raise ValidationError("scope is an empty list")
         statuses = tuple(include)
         for status in statuses:
             if status not in ("active", "quarantined", "retracted", "superseded"):
                 raise ValidationError(f"unknown memory status {status!r} in include")
         return MemoryFilter(
-            scopes=(scope_name,),
+            scopes=scopes,
             statuses=statuses,
             as_of=None if as_of is None else ensure_aware(as_of),
             agents=None if agent is None else (valid_name(agent, "agent"),),
@@ -247,7 +333,7 @@ class MemoryGraph:
         self,
         query: str,
         k: int = 10,
-        scope: str | None = None,
+        scope: str | Sequence[str] | None = None,
         *,
         agent: str | None = None,
         task: str | None = None,
