@@ -16,7 +16,9 @@
 Like ``InMemoryStore``, a batch's reads see the store as it was before the batch, and its
 writes (the last put per key wins) come after them: the puts in one transaction, then the
 deletes in one more. Searches without a query list items newest first; ``index`` lists and
-TTLs are not supported (every item is searchable whole).
+TTLs are not supported (every item is searchable whole). A get reads one key's versions by
+its source; a search first finds the namespaces under its prefix among the item sources (one
+small node per key ever written), then recalls or lists within exactly those scopes.
 """
 
 from __future__ import annotations

@@ -113,8 +113,8 @@ class AmemMemoryMiddleware(AgentMiddleware[AmemState, Any]):
     # -- the three hooks, sync ------------------------------------------------------------
 
     def before_agent(self, state: AmemState, runtime: Runtime[Any]) -> dict[str, Any] | None:
-        with self._session() as session:  # created now; closed (ended_at) by after_agent
-            return {EPISODE_KEY: session.id}
+        session = self._session().__enter__()  # opened here, closed (ended_at) by after_agent
+        return {EPISODE_KEY: session.id}
 
     def wrap_model_call(
         self, request: ModelRequest[Any], handler: Callable[[ModelRequest[Any]], ModelResponse]
