@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import uuid
+from collections.abc import Sequence
 from types import TracebackType
 from typing import TYPE_CHECKING, Any
 
@@ -73,6 +74,12 @@ class EpisodeSession:
         """Recall in the episode's scope and log each hit as a READ edge (rank, score, query)."""
         options.setdefault("scope", self.scope)
         hits = self.graph.recall(query, k, **options)
+        self.log_reads(query, hits)
+        return hits
+
+    def log_reads(self, query: str, hits: Sequence[Hit]) -> None:
+        """Log hits the agent was shown as READ edges (one recall): for callers that page or
+        filter recall's output, or read by key, and must log only what they showed."""
         if hits:
             at = utcnow()
             key = uuid.uuid4().hex
@@ -90,7 +97,6 @@ class EpisodeSession:
                     ]
                 )
             )
-        return hits
 
     def remember(self, content: str, **fields: Any) -> Memory:
         """Remember a memory GENERATED_IN this episode and ATTRIBUTED_TO its agent."""

@@ -29,7 +29,7 @@ from amem_graph.core.models import (
     valid_name,
     valid_time,
 )
-from amem_graph.core.schema import AGENT, EPISODE, MEMORY_STATUSES
+from amem_graph.core.schema import AGENT, EPISODE, MEMORY_STATUSES, SOURCE, source_id
 from amem_graph.embeddings import Embedder, resolve_embedder
 from amem_graph.memory.episode import EpisodeSession
 from amem_graph.memory.notes import NoteMethods
@@ -167,11 +167,15 @@ class MemoryGraph(NoteMethods):
         valid_to: datetime | None = None,
         importance: float = 0.5,
         id: str | None = None,
+        supersedes: str | None = None,
     ) -> Memory:
         """Store one memory with its provenance.
 
         Remembering an existing id again with the same content returns the stored memory
         unchanged (idempotent); with different content it raises ``ConflictError``.
+        ``supersedes`` names an active memory of the same scope that this one replaces: it
+        becomes ``superseded`` (kept, out of recall) behind a SUPERSEDES edge, in the same
+        transaction, with an audit event.
         """
         item: dict[str, Any] = {
             "content": content,
@@ -189,6 +193,7 @@ class MemoryGraph(NoteMethods):
             "valid_to": valid_to,
             "importance": importance,
             "id": id,
+            "supersedes": supersedes,
         }
         return self.remember_many([item])[0]
 
@@ -242,23 +247,61 @@ class MemoryGraph(NoteMethods):
         found = self.store.find_memories(flt)
         return found if start is None else [m for m in found if m.created_at >= start]
 
+    def find(
+        self,
+        scope: str | Sequence[str] | None = None,
+        *,
+        agent: str | None = None,
+        task: str | None = None,
+        include: Sequence[str] = ("active",),
+        limit: int | None = None,
+    ) -> list[Memory]:
+        """The memories in ``scope`` with these statuses, oldest first: a listing, not recall."""
+        flt = self.memory_filter(scope, agent=agent, task=task, include=include)
+        return self.store.find_memories(flt, limit)
+
+    def sources(self, prefix: str = "") -> list[str]:
+        """The source URIs memories came from, sorted; those starting with ``prefix``."""
+        uris = (str(node.props.get("uri", "")) for node in self.store.find_nodes(SOURCE))
+        return sorted(uri for uri in uris if uri.startswith(prefix))
+
+    def by_source(
+        self, uris: Sequence[str], *, include: Sequence[str] | None = None
+    ) -> dict[str, list[Memory]]:
+        """URI -> the memories from that source (any status, or ``include``), oldest first."""
+        by_id = {source_id(uri): uri for uri in uris}
+        edges = self.store.edges(list(by_id), ["FROM_SOURCE"], "in")
+        found = self.store.get_memories(sorted({e.src for e in edges}), embeddings=False)
+        out: dict[str, list[Memory]] = {uri: [] for uri in uris}
+        for e in edges:
+            memory = found.get(e.src)
+            if memory is not None and (include is None or memory.status in include):
+                out[by_id[e.dst]].append(memory)
+        for memories in out.values():
+            memories.sort(key=lambda m: (m.created_at, m.id))
+        return out
+
     def memory_filter(
         self,
-        scope: str | None = None,
+        scope: str | Sequence[str] | None = None,
         *,
         agent: str | None = None,
         task: str | None = None,
         as_of: datetime | None = None,
         include: Sequence[str] = ("active",),
     ) -> MemoryFilter:
-        """The filter recall applies inside every retrieval path."""
-        scope_name = valid_name(scope or self.config.default_scope, "scope")
+        """The filter recall applies inside every retrieval path (one scope, or several)."""
+        if scope is None or isinstance(scope, str):
+            scope = [scope or self.config.default_scope]
+        scopes = tuple(valid_name(name, "scope") for name in scope)
+        if not scopes:
+            raise ValidationError("scope is an empty list")
         statuses = tuple(include)
         for status in statuses:
             if status not in MEMORY_STATUSES:
                 raise ValidationError(f"unknown memory status {status!r} in include")
         return MemoryFilter(
-            scopes=(scope_name,),
+            scopes=scopes,
             statuses=statuses,
             as_of=_optional_time(as_of, "as_of"),
             agents=None if agent is None else (valid_name(agent, "agent"),),
@@ -269,7 +312,7 @@ class MemoryGraph(NoteMethods):
         self,
         query: str,
         k: int = 10,
-        scope: str | None = None,
+        scope: str | Sequence[str] | None = None,
         *,
         agent: str | None = None,
         task: str | None = None,

@@ -8,11 +8,12 @@ Kept apart from ``graph.py`` so the facade stays small; each call validates, pla
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel, Field
 
-from amem_graph.core.errors import NotFoundError, ValidationError
+from amem_graph.core.errors import ConflictError, NotFoundError, ValidationError
 from amem_graph.core.models import Memory, MemoryInput, utcnow, valid_name
 from amem_graph.core.schema import LLM_USAGE
 from amem_graph.core.versions import NoteVersion
@@ -21,7 +22,7 @@ from amem_graph.notes import consolidate, evolution, forgetting, supersession
 from amem_graph.notes.llm import Usage
 from amem_graph.provenance import retraction
 from amem_graph.provenance.audit import AuditEvent, authors, event_write, new_event
-from amem_graph.stores.base import MemoryFilter, WriteBatch
+from amem_graph.stores.base import EdgeWrite, MemoryFilter, MemoryUpdate, WriteBatch
 
 if TYPE_CHECKING:
     from amem_graph.core.config import MemoryGraphConfig
@@ -84,17 +85,59 @@ class NoteMethods:
         already present (same id and content) and which merged into an existing memory."""
         if isinstance(items, str | bytes) or not isinstance(items, Sequence):
             raise ValidationError("remember_many takes a list of items")
-        prepared = []
+        prepared: list[Mapping[str, Any] | MemoryInput] = []
+        replaced: list[str | None] = []  # what each item supersedes (the LangGraph store's puts)
         for item in items:
-            if isinstance(item, Mapping) and item.get("scope") is None:
-                item = {**item, "scope": self.config.default_scope}
+            if isinstance(item, Mapping):
+                scope = item.get("scope")
+                item = {**item, "scope": self.config.default_scope if scope is None else scope}
+                replaced.append(item.pop("supersedes", None))
+            else:
+                replaced.append(None)
             prepared.append(item)
         inputs = parse_inputs(prepared, self.config.max_content_length)
         if not inputs:
             return IngestReport(memories=[])
         batch, report = self._plan_write(inputs)
+        if any(replaced):
+            self._supersede(batch, report.memories, replaced, utcnow())
         self.store.apply(batch)
         return report
+
+    def _supersede(
+        self, batch: WriteBatch, new: list[Memory], old_ids: list[str | None], now: datetime
+    ) -> None:
+        """Add to ``batch`` what makes each new memory supersede its old one (checked first)."""
+        wanted = [valid_name(i, "supersedes") for i in old_ids if i is not None]
+        if len(set(wanted)) != len(wanted):
+            raise ValidationError("a batch supersedes the same memory twice")
+        old = self.store.get_memories(wanted, embeddings=False)
+        written = {m.id for m in batch.memories}
+        concerned: list[str] = []
+        authors: set[str] = set()
+        for i, (memory, old_id) in enumerate(zip(new, old_ids, strict=True)):
+            prev = None if old_id is None else old.get(old_id)
+            if old_id is None or memory.id not in written:
+                continue  # nothing to replace, or an idempotent repeat already written
+            if prev is None:
+                raise NotFoundError(f"item {i}: supersedes unknown memory {old_id!r}")
+            if prev.scope != memory.scope:
+                raise ValidationError(f"item {i}: {old_id!r} is in another scope ({prev.scope})")
+            if prev.status != "active":
+                raise ConflictError(
+                    f"item {i}: memory {old_id!r} is {prev.status}, not active",
+                    hint="supersede the memory's current version",
+                )
+            batch.memory_updates.append(MemoryUpdate(old_id, {"status": "superseded"}))
+            batch.edges.append(EdgeWrite("SUPERSEDES", memory.id, old_id))
+            concerned += [old_id, memory.id]
+            authors |= {a for a in (prev.agent, memory.agent) if a}
+        if concerned:
+            event = new_event(
+                "supersede", now, actor=None, reason="", memory_ids=concerned,
+                agent_ids=sorted(authors),
+            )  # fmt: skip
+            batch.nodes.append(event_write(event))
 
     def _plan_write(
         self, inputs: Sequence[MemoryInput], *, exclude: Sequence[str] = ()
