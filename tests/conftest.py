@@ -8,11 +8,13 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable, Iterator
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import pytest
+from langchain_core.language_models import BaseChatModel
 
-from amem_graph import HashingEmbedder, MemoryGraph
+from amem_graph import HashingEmbedder, MemoryGraph, MemoryGraphConfig
+from amem_graph.core.config import NotesConfig
 from amem_graph.stores.base import GraphStore
 from amem_graph.stores.local.store import LocalStore
 
@@ -81,3 +83,25 @@ def mg(store: GraphStore) -> Iterator[MemoryGraph]:
     graph = MemoryGraph(store, HashingEmbedder())
     yield graph
     graph.close()
+
+
+#: ``make_graph(llm=None, **NotesConfig fields)`` (the note layer's tests)
+MakeGraph = Callable[..., MemoryGraph]
+
+
+@pytest.fixture
+def make_graph(store: GraphStore) -> Iterator[MakeGraph]:
+    """A graph on this test's store with notes configured per test. Model calls run one at a
+    time (``llm_concurrency=1``) so a scripted model answers in order."""
+    made: list[MemoryGraph] = []
+
+    def factory(llm: BaseChatModel | None = None, **notes: Any) -> MemoryGraph:
+        notes.setdefault("llm_concurrency", 1)
+        config = MemoryGraphConfig(notes=NotesConfig(**notes))
+        graph = MemoryGraph(store, HashingEmbedder(), config, llm)
+        made.append(graph)
+        return graph
+
+    yield factory
+    for graph in made:
+        graph.close()

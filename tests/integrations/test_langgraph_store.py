@@ -148,14 +148,20 @@ def test_bad_input_fails_the_whole_batch(store: AmemStore, mg: MemoryGraph) -> N
         store.search(ALICE, filter={"n": {"$near": 1}})
 
 
-def test_a_retraction_of_the_live_version_hides_the_item(store: AmemStore, mg: MemoryGraph) -> None:
+def test_a_retraction_of_the_live_version_brings_back_the_one_it_replaced(
+    store: AmemStore, mg: MemoryGraph
+) -> None:
     store.put(ALICE, "tip", {"text": "v1"})
     store.put(ALICE, "tip", {"text": "poisoned v2"})
     live = store.get(ALICE, "tip")
     assert live is not None
-    mg.retract(live.provenance.memory_id, reason="poisoned")
+    report = mg.retract(live.provenance.memory_id, reason="poisoned")
+    back = store.get(ALICE, "tip")  # retracting a replacement un-supersedes what it replaced
+    assert back is not None and back.value == {"text": "v1"}
+    assert report.unsuperseded == [back.provenance.memory_id]
+    assert [h.provenance.status for h in store.history(ALICE, "tip")] == ["active", "retracted"]
+    mg.retract(back.provenance.memory_id, reason="also wrong")
     assert store.get(ALICE, "tip") is None
-    assert [h.provenance.status for h in store.history(ALICE, "tip")] == ["superseded", "retracted"]
 
 
 def test_abatch_runs_off_the_event_loop(store: AmemStore) -> None:

@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import STORE_KINDS, open_neo4j_store
+from conftest import STORE_PARAMS, open_neo4j_store
 from langchain_core.retrievers import BaseRetriever
 from langchain_core.tools import BaseTool
 from langchain_tests.integration_tests import RetrieversIntegrationTests, ToolsIntegrationTests
@@ -29,14 +29,13 @@ NOTES = [
 ]
 
 
-@pytest.fixture(scope="class", params=STORE_KINDS)
+@pytest.fixture(scope="class", params=STORE_PARAMS)
 def seeded_graph(
     request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
 ) -> Iterator[MemoryGraph]:
     """One graph per suite class and store (the suites only read NOTES and add to them)."""
     store: GraphStore
     if request.param == "neo4j":
-        request.applymarker(pytest.mark.neo4j)
         store = open_neo4j_store()
     else:
         store = LocalStore(os.fspath(Path(tmp_path_factory.mktemp("suite")) / "suite.db"))
