@@ -24,7 +24,7 @@ if TYPE_CHECKING:
     from amem_graph.embeddings.bert import BertEncoder
 
 # Texts per forward pass are capped so that batch * seq**2 (the attention scores, times
-# 12 heads) stays near 64 MB even at 256 word pieces; short texts batch up to batch_size.
+# 12 heads, float32) stay near 25 MB even at 256 word pieces; short texts batch up to batch_size.
 _SCORE_BUDGET = 32 * 128 * 128
 
 # The BLAS thread count is process-wide, so one limiter at a time may change and restore it.
