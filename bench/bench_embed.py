@@ -1,0 +1,120 @@
+"""MiniLM embedding cost: the torch-free runtime against sentence-transformers, same run.
+
+    python bench/bench_embed.py [--runs 5] [--no-st]
+
+For each backend (``MiniLMEmbedder``, numpy; ``SentenceTransformerEmbedder`` on the same model
+directory, torch, when the ``[st]`` extra is installed):
+
+* cold start: wall time of a fresh ``python -c "...embed_query('hi')"`` (import + load + embed);
+* load: first embed in-process, minus nothing (the model loads on first embed);
+* single query latency (median of 50);
+* a batch of 256 memory-like texts (8 to 120 words): texts/s, median of ``--runs``;
+* agreement: minimum cosine between the two backends over that batch.
+
+Ratios are sentence-transformers over numpy (above 1 means numpy is faster).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import random
+import statistics
+import subprocess
+import sys
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # this checkout's amem_graph
+os.environ.setdefault("HF_HUB_OFFLINE", "1")
+
+from amem_graph.embeddings import Embedder, MiniLMEmbedder, SentenceTransformerEmbedder
+from bench.common import WORDS
+
+COLD = {
+    "numpy": "from amem_graph import MiniLMEmbedder; MiniLMEmbedder().embed_query('hi')",
+    "st": (
+        "from amem_graph import MiniLMEmbedder; "
+        "from amem_graph.embeddings import SentenceTransformerEmbedder; "
+        "SentenceTransformerEmbedder(MiniLMEmbedder.model_path()).embed_query('hi')"
+    ),
+}
+
+
+def corpus(n: int = 256, seed: int = 7) -> list[str]:
+    """Memory-like texts of varied length; the longest pass 256 word pieces."""
+    rng = random.Random(seed)
+    return [" ".join(rng.choice(WORDS) for _ in range(rng.randint(8, 120))) for _ in range(n)]
+
+
+def cold_start(kind: str) -> float:
+    """Wall seconds of a fresh interpreter that imports, loads and embeds one query."""
+    root = Path(__file__).resolve().parent.parent
+    start = time.perf_counter()
+    subprocess.run([sys.executable, "-c", COLD[kind]], cwd=root, check=True, capture_output=True)
+    return time.perf_counter() - start
+
+
+def median_s(fn: Callable[[], object], runs: int) -> float:
+    times = []
+    for _ in range(runs):
+        start = time.perf_counter()
+        fn()
+        times.append(time.perf_counter() - start)
+    return statistics.median(times)
+
+
+def measure(kind: str, emb: Embedder, texts: list[str], runs: int) -> dict[str, float]:
+    start = time.perf_counter()
+    emb.embed_query("hi")
+    load = time.perf_counter() - start
+    query = median_s(lambda: emb.embed_query("how should I look after my car"), 50)
+    batch = median_s(lambda: emb.embed_documents(texts), runs)
+    return {
+        "cold": cold_start(kind),
+        "load": load,
+        "query_ms": query * 1e3,
+        "texts_per_s": len(texts) / batch,
+    }
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--runs", type=int, default=5)
+    parser.add_argument("--no-st", action="store_true", help="skip sentence-transformers")
+    args = parser.parse_args()
+    texts = corpus()
+    results = {"numpy": measure("numpy", MiniLMEmbedder(), texts, args.runs)}
+    vectors = {"numpy": np.asarray(MiniLMEmbedder().embed_documents(texts))}
+    if not args.no_st:
+        try:
+            import sentence_transformers  # noqa: F401
+        except ImportError:
+            print("sentence-transformers not installed: numpy figures only")
+        else:
+            st = SentenceTransformerEmbedder(MiniLMEmbedder.model_path())
+            results["st"] = measure("st", st, texts, args.runs)
+            vectors["st"] = np.asarray(st.embed_documents(texts))
+    print(f"{'backend':<8} {'cold s':>8} {'load s':>8} {'query ms':>9} {'batch256 t/s':>13}")
+    for kind, r in results.items():
+        print(
+            f"{kind:<8} {r['cold']:>8.2f} {r['load']:>8.3f} {r['query_ms']:>9.2f} "
+            f"{r['texts_per_s']:>13.1f}"
+        )
+    if "st" in results:
+        n, s = results["numpy"], results["st"]
+        print(
+            f"ratio st/numpy: cold {s['cold'] / n['cold']:.1f}x, "
+            f"load {s['load'] / n['load']:.1f}x, "
+            f"query {s['query_ms'] / n['query_ms']:.2f}x, "
+            f"batch throughput {n['texts_per_s'] / s['texts_per_s']:.2f}x"
+        )
+        cosine = (vectors["numpy"] * vectors["st"]).sum(axis=1)
+        print(f"min cosine numpy vs st over the batch: {cosine.min():.7f}")
+
+
+if __name__ == "__main__":
+    main()
