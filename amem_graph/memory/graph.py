@@ -31,6 +31,7 @@ from amem_graph.core.models import (
 from amem_graph.core.schema import AGENT, EPISODE
 from amem_graph.embeddings import Embedder, resolve_embedder
 from amem_graph.memory.episode import EpisodeSession
+from amem_graph.memory.vectors import CheckedEmbedder
 from amem_graph.memory.writes import build_remember_batch, parse_inputs
 from amem_graph.provenance import retraction
 from amem_graph.provenance import trace as provenance
@@ -95,10 +96,10 @@ class MemoryGraph:
         config: MemoryGraphConfig | None = None,
     ) -> None:
         self.store = store
-        self.embedder = embedder
+        self.embedder: Embedder = CheckedEmbedder(embedder)
         self.config = config or MemoryGraphConfig()
         store.ensure_embedder(embedder.name, embedder.dims)
-        self.retriever = HybridRetriever(store, embedder, self.config.retrieval)
+        self.retriever = HybridRetriever(store, self.embedder, self.config.retrieval)
         #: what a cascading ``retract`` does beyond its targets, unless the call passes a policy
         self.retraction_policy = RetractionPolicy()
 
