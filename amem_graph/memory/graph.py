@@ -42,8 +42,9 @@ from amem_graph.provenance.audit import (
     new_event,
     query_events,
 )
-from amem_graph.provenance.credit import agent_trust, outcome_batch
+from amem_graph.provenance.credit import outcome_batch
 from amem_graph.provenance.retraction import RestoreReport, RetractionPolicy, RetractionReport
+from amem_graph.provenance.scoped import agent_in_scopes, scoped_impact, scoped_trace
 from amem_graph.provenance.trace import Impact, Trace
 from amem_graph.provenance.training_data import TrainingRow, training_rows, write_jsonl
 from amem_graph.recall.retriever import HybridRetriever
@@ -75,6 +76,12 @@ def _policy(value: RetractionPolicy | Mapping[str, Any] | None) -> RetractionPol
         return RetractionPolicy.model_validate(value)
     except pydantic.ValidationError as exc:
         raise ValidationError(f"bad retraction policy: {exc}") from None
+
+
+def _flag(value: bool, what: str) -> bool:
+    if not isinstance(value, bool):
+        raise ValidationError(f"{what} must be True or False, got {value!r}")
+    return value
 
 
 def _reason(value: str, required: bool) -> str:
@@ -323,34 +330,35 @@ class MemoryGraph:
         self.store.apply(batch)
         return outcome
 
-    def agent(self, agent_id: str) -> Agent:
-        """An agent with its trust: the Beta posterior over the credit its memories got."""
-        node = self.store.get_nodes(AGENT, [agent_id]).get(agent_id)
+    def agent(self, agent_id: str, *, scope: str | None = None) -> Agent:
+        """An agent with its trust: the Beta posterior over the credit its memories got, over
+        all scopes (or only ``scope``), and per scope in ``trust_by_scope``."""
+        node = self.store.get_nodes(AGENT, [valid_name(agent_id, "agent")]).get(agent_id)
         if node is None:
             raise NotFoundError(f"no agent {agent_id!r}")
-        written = self.store.find_memories(MemoryFilter(statuses=None, agents=(agent_id,)))
-        successes = sum(m.successes for m in written)
-        failures = sum(m.failures for m in written)
-        return Agent(
-            id=agent_id,
-            name=str(node.props.get("name", agent_id)),
-            trust=agent_trust(successes, failures),
-            memory_count=len(written),
-        )
+        return agent_in_scopes(self.store, node, _optional_name(scope, "scope"))
 
     # -- provenance, retraction, audit -----------------------------------------------------
 
-    def trace(self, memory_id: str) -> Trace:
+    def trace(self, memory_id: str, *, scope: str | None = None) -> Trace:
         """Where a memory came from (derivation chain, agents, episodes, tasks, sources) and
-        where it went (its impact)."""
-        self.get(memory_id)
-        return provenance.trace(self.store, memory_id)
+        where it went (its impact); with ``scope``, only what belongs to that scope."""
+        self._in_scope(memory_id, scope)
+        view = provenance.trace(self.store, memory_id)
+        return view if scope is None else scoped_trace(view, scope)
 
-    def impact(self, memory_id: str) -> Impact:
+    def impact(self, memory_id: str, *, scope: str | None = None) -> Impact:
         """The blast radius: derived memories (transitively), episodes that read it or them,
-        their outcomes, and what those episodes wrote after reading."""
-        self.get(memory_id)
-        return provenance.impact(self.store, [memory_id])
+        their outcomes, and what those episodes wrote after reading (in ``scope``, if given)."""
+        self._in_scope(memory_id, scope)
+        view = provenance.impact(self.store, [memory_id])
+        return view if scope is None else scoped_impact(view, scope)
+
+    def _in_scope(self, memory_id: str, scope: str | None) -> None:
+        """The memory exists (in ``scope``, if given): another scope's is not found."""
+        memory = self.get(memory_id)
+        if scope is not None and memory.scope != valid_name(scope, "scope"):
+            raise NotFoundError(f"no memory with id {memory_id!r} in scope {scope!r}")
 
     def retract(
         self,
@@ -365,6 +373,8 @@ class MemoryGraph:
         episode: str | None = None,
         policy: RetractionPolicy | Mapping[str, Any] | None = None,
         by: str | None = None,
+        scope: str | None = None,
+        cross_scope: bool = False,
     ) -> RetractionReport:
         """Take back memories, reversibly, in one transaction.
 
@@ -372,7 +382,8 @@ class MemoryGraph:
         by ``source`` URI or by ``episode``. With ``cascade`` the policy (default
         ``self.retraction_policy``) retracts what derives from the targets and quarantines what
         episodes wrote after reading them. ``dry_run`` returns the same report and writes
-        nothing. Undo with ``restore(report.id)``.
+        nothing. Undo with ``restore(report.id)``. With a ``scope`` only that scope's memories
+        are selected, and a cascade into another scope needs ``cross_scope=True``.
         """
         selector = retraction.make_selector(
             _ids(id),
@@ -380,6 +391,7 @@ class MemoryGraph:
             _optional_time(since, "since"),
             source,
             _optional_name(episode, "episode"),
+            _optional_name(scope, "scope"),
         )
         batch, report = retraction.plan_retraction(
             self.store,
@@ -389,6 +401,7 @@ class MemoryGraph:
             cascade=bool(cascade),
             policy=_policy(policy) or self.retraction_policy,
             at=utcnow(),
+            cross_scope=_flag(cross_scope, "cross_scope"),
         )
         if dry_run:
             return report.model_copy(update={"dry_run": True})
