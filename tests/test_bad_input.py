@@ -102,10 +102,10 @@ class _OddEmbedder(HashingEmbedder):
 ODD_VECTORS = [
     (None, "returned NoneType"),
     ("abc", "returned str"),
-    (["0.1"] * 256, "returned '0.1' at position 0"),
-    ([None] * 256, "returned None at position 0"),
-    ([True] * 256, "returned True at position 0"),
-    ([0.1] * 3, "returned 3 dimensions"),
+    (["0.1"] * 256, "value 0 is '0.1'"),
+    ([None] * 256, "value 0 is None"),
+    ([True] * 256, "value 0 is True"),
+    ([0.1] * 3, "has 3 dimensions"),
 ]
 
 

@@ -22,12 +22,13 @@ def _vector(name: str, value: object, dims: int, what: str) -> list[float]:
     items = list(value)
     if len(items) != dims:
         raise ValidationError(
-            f"embedder {name!r} returned {len(items)} dimensions for {what}, it declares {dims}"
+            f"embedder {name!r}: {what}: embedding has {len(items)} dimensions, "
+            f"the store uses {dims}"
         )
     for i, v in enumerate(items):
         if isinstance(v, bool) or not isinstance(v, Real) or not math.isfinite(float(v)):
             raise ValidationError(
-                f"embedder {name!r} returned {v!r} at position {i} for {what}, not a finite number"
+                f"embedder {name!r}: {what}: embedding value {i} is {v!r}, not a finite number"
             )
     return [float(v) for v in items]
 
