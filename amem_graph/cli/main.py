@@ -21,6 +21,7 @@ import click
 import pydantic
 from rich.console import Console
 
+from amem_graph.cli import check as cli_check
 from amem_graph.cli import data as cli_data
 from amem_graph.cli import episodes as cli_episodes
 from amem_graph.cli import provenance as cli_provenance
@@ -454,7 +455,12 @@ def demo(settings: Settings, demo_store: str | None, demo_embedder: str | None) 
         click.echo(json.dumps(summary, indent=2, default=str))
 
 
-for _command in (*cli_provenance.COMMANDS, *cli_data.COMMANDS, *cli_episodes.COMMANDS):
+for _command in (
+    *cli_provenance.COMMANDS,
+    *cli_data.COMMANDS,
+    *cli_episodes.COMMANDS,
+    *cli_check.COMMANDS,
+):
     cli.add_command(_command)
 
 

@@ -43,6 +43,7 @@ from amem_graph.provenance.audit import (
     query_events,
 )
 from amem_graph.provenance.credit import outcome_batch
+from amem_graph.provenance.integrity import CheckReport, check_store
 from amem_graph.provenance.retraction import RestoreReport, RetractionPolicy, RetractionReport
 from amem_graph.provenance.scoped import agent_in_scopes, scoped_impact, scoped_trace
 from amem_graph.provenance.trace import Impact, Trace
@@ -488,6 +489,11 @@ class MemoryGraph:
     ) -> int:
         """Write ``training_data`` rows to ``path`` as JSON Lines; how many were written."""
         return write_jsonl(self.training_data(scope=scope, agent=agent), path)
+
+    def check(self) -> CheckReport:
+        """Verify the store (read-only): orphan edges, values the API would refuse, statuses
+        against retractions, the store's own index counts; ``report.ok`` if none."""
+        return check_store(self.store)
 
     def stats(self) -> dict[str, Any]:
         """Counts of nodes and edges, and the store and embedder in use."""
