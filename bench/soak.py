@@ -128,8 +128,8 @@ def operator_loop(mg: MemoryGraph, stats: Stats, stop: threading.Event) -> None:
         timed(stats, "restore", mg.restore, rid, reason="soak end")
 
 
-def _writer_process(path: str) -> None:
-    """Writes batches until killed: the process the fault kills mid-write."""
+def _writer_process(path: str, pause: float) -> None:
+    """Writes a batch every ``pause`` seconds until killed: the process the fault kills."""
     with MemoryGraph(LocalStore(path), HashingEmbedder()) as mg:
         i = 0
         while True:
@@ -137,21 +137,24 @@ def _writer_process(path: str) -> None:
             items = [{"content": f"writer batch {i} item {j} about {TOPICS[j % 8]}",
                       "agent": "writer", "scope": "team-a"} for j in range(20)]  # fmt: skip
             mg.remember_many(items)
+            time.sleep(pause)
 
 
-def fault_loop(kind: str, path: str, every: float, stop: threading.Event, log: list[str]) -> None:
+def fault_loop(
+    kind: str, path: str, every: float, pause: float, stop: threading.Event, log: list[str]
+) -> None:
     """Inject one fault every ``every`` seconds until stopped."""
     ctx = multiprocessing.get_context("spawn")
     writer = None
     if kind == "local":
-        writer = ctx.Process(target=_writer_process, args=(path,), daemon=True)
+        writer = ctx.Process(target=_writer_process, args=(path, pause), daemon=True)
         writer.start()
     while not stop.wait(every):
         if kind == "local" and writer is not None:
             os.kill(writer.pid or 0, signal.SIGKILL)
             writer.join()
             log.append(f"{time.strftime('%H:%M:%S')} killed writer pid {writer.pid} (SIGKILL)")
-            writer = ctx.Process(target=_writer_process, args=(path,), daemon=True)
+            writer = ctx.Process(target=_writer_process, args=(path, pause), daemon=True)
             writer.start()
         elif kind == "neo4j":
             t0 = time.perf_counter()
@@ -173,7 +176,9 @@ def p95(values: list[float]) -> float:
     return ordered[min(len(ordered) - 1, int(0.95 * len(ordered)))] if ordered else 0.0
 
 
-def soak(kind: str, seconds: float, agents: int, fault_every: float, target: str) -> dict[str, Any]:
+def soak(
+    kind: str, seconds: float, agents: int, fault_every: float, target: str, pause: float = 0.5
+) -> dict[str, Any]:
     """Run the workload and return the figures (printed by ``main``)."""
     mg = MemoryGraph.open(target, embedder=HashingEmbedder())
     stats = Stats(window=max(seconds / 10, 1.0))
@@ -186,7 +191,7 @@ def soak(kind: str, seconds: float, agents: int, fault_every: float, target: str
     ]
     threads.append(threading.Thread(target=operator_loop, args=(mg, stats, stop)))
     threads.append(
-        threading.Thread(target=fault_loop, args=(kind, target, fault_every, stop, faults))
+        threading.Thread(target=fault_loop, args=(kind, target, fault_every, pause, stop, faults))
     )
     for t in threads:
         t.start()
@@ -224,6 +229,9 @@ def main() -> None:
     parser.add_argument("--seconds", type=float, default=60.0)
     parser.add_argument("--agents", type=int, default=4)
     parser.add_argument("--fault-every", type=float, default=20.0, help="seconds between faults")
+    parser.add_argument(
+        "--writer-pause", type=float, default=0.5, help="seconds between the writer's batches"
+    )
     parser.add_argument("--target", help="store path or bolt URI (default: a temp file / $NEO4J)")
     args = parser.parse_args()
     target = args.target
@@ -235,9 +243,10 @@ def main() -> None:
         from amem_graph.stores.neo4j.store import Neo4jStore
 
         Neo4jStore.connect(target).wipe()
-    print(
-        json.dumps(soak(args.store, args.seconds, args.agents, args.fault_every, target), indent=2)
+    figures = soak(
+        args.store, args.seconds, args.agents, args.fault_every, target, args.writer_pause
     )
+    print(json.dumps(figures, indent=2))
 
 
 if __name__ == "__main__":
