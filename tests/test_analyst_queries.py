@@ -55,7 +55,8 @@ def test_the_pack_has_ten_or_more_parsed_read_only_queries() -> None:
 
 def test_headers_declare_types_modes_and_docs() -> None:
     lineage = load_query("memory_lineage")
-    (memory_id,) = lineage.params
+    memory_id, scope = lineage.params
+    assert (scope.name, scope.type, scope.required) == ("scope", "string", False)
     assert (memory_id.name, memory_id.type, memory_id.required) == ("memory_id", "string", True)
     assert "upstream" in memory_id.doc
     suspects = load_query("failure_suspects")

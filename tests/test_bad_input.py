@@ -5,14 +5,15 @@ The store is exported before and after each bad call; the two exports must be id
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from amem_graph import MemoryGraph, ValidationError
+from amem_graph import HashingEmbedder, MemoryGraph, ValidationError
+from amem_graph.stores.base import GraphStore
 from amem_graph.transfer.jsonl import export_graph
 
 PLUS5 = timezone(timedelta(hours=5))
@@ -79,4 +80,48 @@ def test_bad_input_is_a_clear_error_and_changes_nothing(
     with pytest.raises(ValidationError) as info:
         call(mg)
     assert words in info.value.message, info.value.message
+    assert _export(mg, tmp_path / "after.jsonl") == before
+
+
+class _OddEmbedder(HashingEmbedder):
+    """A caller's model that returns ``out`` (not a vector) for queries or documents."""
+
+    def __init__(self, out: Any, where: str) -> None:
+        super().__init__()
+        self.out, self.where = out, where
+
+    def embed_query(self, text: str) -> list[float]:
+        return self.out if self.where == "query" else super().embed_query(text)  # type: ignore[no-any-return]
+
+    def embed_documents(self, texts: Sequence[str]) -> list[list[float]]:
+        if self.where == "documents":
+            return [self.out for _ in texts]
+        return super().embed_documents(texts)
+
+
+ODD_VECTORS = [
+    (None, "returned NoneType"),
+    ("abc", "returned str"),
+    (["0.1"] * 256, "value 0 is '0.1'"),
+    ([None] * 256, "value 0 is None"),
+    ([True] * 256, "value 0 is True"),
+    ([0.1] * 3, "has 3 dimensions"),
+]
+
+
+@pytest.mark.parametrize("where", ["query", "documents"])
+@pytest.mark.parametrize(("out", "words"), ODD_VECTORS, ids=[w for _, w in ODD_VECTORS])
+def test_an_embedder_returning_no_vector_is_a_clear_error(
+    store: GraphStore, tmp_path: Path, where: str, out: Any, words: str
+) -> None:
+    seeded = MemoryGraph(store, HashingEmbedder())
+    seeded.remember("seed memory about the staging database", id="seed")
+    mg = MemoryGraph(store, _OddEmbedder(out, where))
+    before = _export(mg, tmp_path / "before.jsonl")
+    with pytest.raises(ValidationError, match="embedder 'hashing-256'") as info:
+        if where == "query":
+            mg.recall("staging database")
+        else:
+            mg.remember("another memory")
+    assert words in info.value.message
     assert _export(mg, tmp_path / "after.jsonl") == before

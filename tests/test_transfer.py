@@ -372,6 +372,21 @@ BAD_FILES = [
     pytest.param(_set("end", "edges", 1), "the end record counts 1 edges", id="count"),
     pytest.param(_set("header", "version", 99), "format version 99", id="version"),
     pytest.param(_set("header", "format", "csv"), "not an amem_graph export", id="not-export"),
+    # issue 18.6: what remember refuses, import refuses too (it used to break the store later)
+    pytest.param(_set("memory", "importance", float("nan"), id="poison"),
+                 "importance nan is not a number within [0, 1]", id="nan-importance"),
+    pytest.param(_set("memory", "successes", -2.0, id="poison"),
+                 "successes -2.0 is not a finite count >= 0", id="negative-successes"),
+    pytest.param(_set("memory", "id", "n 1", id="poison"), "'n 1' is not a valid name",
+                 id="id-not-a-name"),
+    pytest.param(_set("memory", "content", "other text", id="poison"),
+                 "content_hash does not match", id="stale-hash"),
+    pytest.param(_set("edge", "props", {"rank": "first", "score": 0.5}, type="READ"),
+                 "rank 'first' is not a whole number >= 1", id="read-rank-text"),
+    pytest.param(_set("node", "props", {"success": "no", "score": None}, label="Outcome"),
+                 "success 'no' is not true or false", id="outcome-success-text"),
+    pytest.param(_replace("memory", '{"record": "memory", "x": ' + "[" * 100_000 + "]" * 100_000
+                          + "}", id="poison"), "nested too deeply", id="deep-nesting"),
 ]  # fmt: skip
 
 
@@ -388,6 +403,18 @@ def test_a_bad_line_is_named_and_nothing_is_written(
     lines = bad.read_text(encoding="utf-8").splitlines()
     assert 1 <= number <= len(lines) + 1
     assert target.counts() == {} and target.embedder_info() is None
+
+
+def test_bytes_that_are_not_utf8_are_named_by_line(exported: Path) -> None:
+    lines = exported.read_bytes().splitlines(keepends=True)
+    at = next(i for i, line in enumerate(lines) if b"zebra" in line)
+    lines[at] = lines[at].replace(b"zebra", b"zebra\xff\xfe", 1)
+    bad = exported.with_name("bytes.jsonl")
+    bad.write_bytes(b"".join(lines))
+    target = LocalStore(":memory:")
+    with pytest.raises(ValidationError, match=rf"^line {at + 1}: not valid UTF-8"):
+        import_graph(target, bad)
+    assert target.counts() == {}
 
 
 def test_missing_file_is_a_validation_error(tmp_path: Path) -> None:

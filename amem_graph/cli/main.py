@@ -22,6 +22,7 @@ import click
 import pydantic
 from rich.console import Console
 
+from amem_graph.cli import check as cli_check
 from amem_graph.cli import data as cli_data
 from amem_graph.cli import episodes as cli_episodes
 from amem_graph.cli import provenance as cli_provenance
@@ -274,10 +275,17 @@ def parse_line(
     """Validate one JSONL line exactly as ``remember`` would; errors name ``source:line``."""
     where = f"{source}:{number}"
     try:
+        raw.encode("utf-8")
         obj = json.loads(raw.strip())
+    except UnicodeEncodeError:  # a byte that is not UTF-8, escaped when the file was read
+        raise ValidationError(f"{where}: not valid UTF-8", hint=INGEST_HINT) from None
     except json.JSONDecodeError as exc:
         raise ValidationError(
             f"{where}: invalid JSON: {exc.msg} (column {exc.colno})", hint=INGEST_HINT
+        ) from None
+    except RecursionError:
+        raise ValidationError(
+            f"{where}: invalid JSON: values nested too deeply", hint=INGEST_HINT
         ) from None
     if not isinstance(obj, dict):
         raise ValidationError(
@@ -386,7 +394,7 @@ def _partial_failure(exc: AmemGraphError, first: int, done: Sequence[Line]) -> A
 
 
 @cli.command()
-@click.argument("file", type=click.File("r", encoding="utf-8"))
+@click.argument("file", type=click.File("r", encoding="utf-8", errors="surrogateescape"))
 @click.option(
     "--batch-size",
     type=click.IntRange(min=1),
@@ -490,7 +498,12 @@ def demo(
         click.echo(json.dumps(summary, indent=2, default=str))
 
 
-for _command in (*cli_provenance.COMMANDS, *cli_data.COMMANDS, *cli_episodes.COMMANDS):
+for _command in (
+    *cli_provenance.COMMANDS,
+    *cli_data.COMMANDS,
+    *cli_episodes.COMMANDS,
+    *cli_check.COMMANDS,
+):
     cli.add_command(_command)
 
 

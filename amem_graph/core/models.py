@@ -220,6 +220,7 @@ class Agent(BaseModel):
     name: str
     trust: float = 0.5
     memory_count: int = 0
+    trust_by_scope: dict[str, float] = Field(default_factory=dict)
 
 
 class Task(BaseModel):

@@ -3,9 +3,11 @@
 //   (1 + S) / (2 + S + F) over the outcome credit S (successes) and F (failures) summed over
 //   every memory it wrote, whatever the memory's status; with how many of those memories are
 //   now retracted or quarantined.
+// param: $scope (string, optional) only what the agents wrote in this scope
 // returns: agent, trust, memories, successes, failures, retracted, quarantined
 MATCH (a:Agent)
 OPTIONAL MATCH (m:Memory)-[:ATTRIBUTED_TO]->(a)
+WHERE $scope IS NULL OR m.scope = $scope
 WITH
   a,
   count(m) AS memories,

@@ -4,20 +4,26 @@
 //   outcomes (and which failed), and what those episodes wrote at or after their first such
 //   read. One row of counts and sorted id lists.
 // param: $memory_id (string, required) the root memory
+// param: $scope (string, optional) only if the root is in this scope; the walk crosses
+//   scopes as `impact` does, the lists keep this scope's memories, episodes and outcomes
 // returns: memory_id, memories, derived, derived_ids, written, written_ids, episodes,
 //   episode_ids, outcomes, outcome_ids, failed_outcomes, failed_outcome_ids
 MATCH (m:Memory {id: $memory_id})
+WHERE $scope IS NULL OR m.scope = $scope
 WITH m, COLLECT {
-  MATCH (m)<-[:DERIVED_FROM]-+(d:Memory) RETURN DISTINCT d.id AS id ORDER BY id
-} AS derived_ids
-WITH m, derived_ids, [m.id] + derived_ids AS tainted
+  MATCH (m)<-[:DERIVED_FROM]-+(d:Memory)
+  RETURN DISTINCT {id: d.id, scope: d.scope} AS x ORDER BY x.id
+} AS derived
+WITH m, [x IN derived WHERE $scope IS NULL OR x.scope = $scope | x.id] AS derived_ids,
+  [m.id] + [x IN derived | x.id] AS tainted
 WITH m, derived_ids, tainted, COLLECT {
   MATCH (e:Episode)-[r:READ]->(t:Memory)
   WHERE t.id IN tainted
   WITH e, min(r.at) AS first_read
-  RETURN {id: e.id, first_read: first_read} AS reader ORDER BY reader.id
+  RETURN {id: e.id, first_read: first_read, scope: e.scope} AS reader ORDER BY reader.id
 } AS readers
-WITH m, derived_ids, tainted, readers, [x IN readers | x.id] AS episode_ids
+WITH m, derived_ids, tainted, readers,
+  [x IN readers WHERE $scope IS NULL OR x.scope = $scope | x.id] AS episode_ids
 WITH m, derived_ids, episode_ids,
   COLLECT {
     MATCH (e:Episode)-[:RESULTED_IN]->(o:Outcome) WHERE e.id IN episode_ids
@@ -32,6 +38,7 @@ WITH m, derived_ids, episode_ids,
     UNWIND readers AS x
     MATCH (w:Memory)-[:GENERATED_IN]->(:Episode {id: x.id})
     WHERE NOT w.id IN tainted AND (x.first_read IS NULL OR w.created_at >= x.first_read)
+      AND ($scope IS NULL OR w.scope = $scope)
     RETURN DISTINCT w.id AS id ORDER BY id
   } AS written_ids
 RETURN

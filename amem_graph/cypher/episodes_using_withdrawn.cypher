@@ -2,9 +2,11 @@
 // question: Which episodes acted on memories that have since been quarantined or retracted?
 //   Each episode that READ such a memory, with those memories split by their status now,
 //   its first such read, and its outcome: the runs whose results deserve a second look.
+// param: $scope (string, optional) only episodes and memories in this scope
 // returns: episode, agent, task, first_read, quarantined_ids, retracted_ids, outcome
 MATCH (e:Episode)-[r:READ]->(m:Memory)
 WHERE m.status IN ['quarantined', 'retracted']
+  AND ($scope IS NULL OR (e.scope = $scope AND m.scope = $scope))
 WITH e, m, min(r.at) AS read_at
 ORDER BY m.id
 WITH

@@ -3,9 +3,10 @@
 //   first, with confidence (the Beta posterior mean over outcome credit).
 // param: $agent (string, required) the agent id
 // param: $since (datetime, optional) only memories created at or after this time
+// param: $scope (string, optional) only memories in this scope
 // returns: memory_id, created_at, status, kind, scope, episode, confidence, content
 MATCH (m:Memory)-[:ATTRIBUTED_TO]->(:Agent {id: $agent})
-WHERE $since IS NULL OR m.created_at >= $since
+WHERE ($since IS NULL OR m.created_at >= $since) AND ($scope IS NULL OR m.scope = $scope)
 RETURN
   m.id AS memory_id,
   m.created_at AS created_at,

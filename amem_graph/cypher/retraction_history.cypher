@@ -3,10 +3,11 @@
 //   oldest first, with its selector and targets and how many memories it retracted and
 //   quarantined (counted from its RETRACTED edges' `effect`).
 // param: $since (datetime, optional) only retractions made at or after this time
+// param: $scope (string, optional) only retractions made in this scope (retract(scope=...))
 // returns: retraction_id, at, by, reason, selector, targets, cascade, retracted, quarantined,
 //   state, restored_at, restored_by
 MATCH (r:Retraction)
-WHERE $since IS NULL OR r.at >= $since
+WHERE ($since IS NULL OR r.at >= $since) AND ($scope IS NULL OR r.scope = $scope)
 OPTIONAL MATCH (r)-[x:RETRACTED]->(:Memory)
 WITH
   r,

@@ -2,8 +2,10 @@
 // question: Which sources can we rely on? Each source URI with the memories taken from it,
 //   how many are now retracted or quarantined, the outcome credit they received, and a
 //   reliability score (1 + S) / (2 + S + F), least reliable first.
+// param: $scope (string, optional) only memories in this scope
 // returns: source, reliability, memories, withdrawn, successes, failures, memory_ids
 MATCH (s:Source)<-[:FROM_SOURCE]-(m:Memory)
+WHERE $scope IS NULL OR m.scope = $scope
 WITH s, m ORDER BY m.id
 WITH
   s,

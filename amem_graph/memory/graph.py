@@ -33,6 +33,7 @@ from amem_graph.core.schema import AGENT, EPISODE, MEMORY_STATUSES, SOURCE, sour
 from amem_graph.embeddings import Embedder, resolve_embedder
 from amem_graph.memory.episode import EpisodeSession
 from amem_graph.memory.notes import NoteMethods
+from amem_graph.memory.vectors import CheckedEmbedder
 from amem_graph.notes.pipeline import NoteLayer
 from amem_graph.provenance import retraction
 from amem_graph.provenance import trace as provenance
@@ -41,8 +42,10 @@ from amem_graph.provenance.audit import (
     AuditEvent,
     query_events,
 )
-from amem_graph.provenance.credit import agent_trust, outcome_batch
+from amem_graph.provenance.credit import outcome_batch
+from amem_graph.provenance.integrity import CheckReport, check_store
 from amem_graph.provenance.retraction import RestoreReport, RetractionPolicy, RetractionReport
+from amem_graph.provenance.scoped import agent_in_scopes, scoped_impact, scoped_trace
 from amem_graph.provenance.trace import Impact, Trace
 from amem_graph.provenance.training_data import TrainingRow, training_rows, write_jsonl
 from amem_graph.recall.retriever import HybridRetriever
@@ -76,6 +79,12 @@ def _policy(value: RetractionPolicy | Mapping[str, Any] | None) -> RetractionPol
         raise ValidationError(f"bad retraction policy: {exc}") from None
 
 
+def _flag(value: bool, what: str) -> bool:
+    if not isinstance(value, bool):
+        raise ValidationError(f"{what} must be True or False, got {value!r}")
+    return value
+
+
 def _reason(value: str, required: bool) -> str:
     if not isinstance(value, str) or (required and not value.strip()):
         raise ValidationError("a reason is required: say why, for the audit log")
@@ -96,14 +105,14 @@ class MemoryGraph(NoteMethods):
         llm: BaseChatModel | None = None,
     ) -> None:
         self.store = store
-        self.embedder = embedder
+        self.embedder: Embedder = CheckedEmbedder(embedder)
         self.config = config or MemoryGraphConfig()
         if llm is not None and not isinstance(llm, BaseChatModel):
             raise ValidationError(f"llm must be a langchain-core BaseChatModel, got {type(llm)!r}")
         #: notes, links, evolution and conflicts on every write (``amem_graph.notes``)
         self.note_layer = NoteLayer(store, self.config.notes, llm)
         store.ensure_embedder(embedder.name, embedder.dims)
-        self.retriever = HybridRetriever(store, embedder, self.config.retrieval)
+        self.retriever = HybridRetriever(store, self.embedder, self.config.retrieval)
         #: what a cascading ``retract`` does beyond its targets, unless the call passes a policy
         self.retraction_policy = RetractionPolicy()
 
@@ -387,34 +396,35 @@ class MemoryGraph(NoteMethods):
         self.store.apply(batch)
         return outcome
 
-    def agent(self, agent_id: str) -> Agent:
-        """An agent with its trust: the Beta posterior over the credit its memories got."""
-        node = self.store.get_nodes(AGENT, [agent_id]).get(agent_id)
+    def agent(self, agent_id: str, *, scope: str | None = None) -> Agent:
+        """An agent with its trust: the Beta posterior over the credit its memories got, over
+        all scopes (or only ``scope``), and per scope in ``trust_by_scope``."""
+        node = self.store.get_nodes(AGENT, [valid_name(agent_id, "agent")]).get(agent_id)
         if node is None:
             raise NotFoundError(f"no agent {agent_id!r}")
-        written = self.store.find_memories(MemoryFilter(statuses=None, agents=(agent_id,)))
-        successes = sum(m.successes for m in written)
-        failures = sum(m.failures for m in written)
-        return Agent(
-            id=agent_id,
-            name=str(node.props.get("name", agent_id)),
-            trust=agent_trust(successes, failures),
-            memory_count=len(written),
-        )
+        return agent_in_scopes(self.store, node, _optional_name(scope, "scope"))
 
     # -- provenance, retraction, audit -----------------------------------------------------
 
-    def trace(self, memory_id: str) -> Trace:
+    def trace(self, memory_id: str, *, scope: str | None = None) -> Trace:
         """Where a memory came from (derivation chain, agents, episodes, tasks, sources) and
-        where it went (its impact)."""
-        self.get(memory_id)
-        return provenance.trace(self.store, memory_id)
+        where it went (its impact); with ``scope``, only what belongs to that scope."""
+        self._in_scope(memory_id, scope)
+        view = provenance.trace(self.store, memory_id)
+        return view if scope is None else scoped_trace(view, scope)
 
-    def impact(self, memory_id: str) -> Impact:
+    def impact(self, memory_id: str, *, scope: str | None = None) -> Impact:
         """The blast radius: derived memories (transitively), episodes that read it or them,
-        their outcomes, and what those episodes wrote after reading."""
-        self.get(memory_id)
-        return provenance.impact(self.store, [memory_id])
+        their outcomes, and what those episodes wrote after reading (in ``scope``, if given)."""
+        self._in_scope(memory_id, scope)
+        view = provenance.impact(self.store, [memory_id])
+        return view if scope is None else scoped_impact(view, scope)
+
+    def _in_scope(self, memory_id: str, scope: str | None) -> None:
+        """The memory exists (in ``scope``, if given): another scope's is not found."""
+        memory = self.get(memory_id)
+        if scope is not None and memory.scope != valid_name(scope, "scope"):
+            raise NotFoundError(f"no memory with id {memory_id!r} in scope {scope!r}")
 
     def retract(
         self,
@@ -429,6 +439,8 @@ class MemoryGraph(NoteMethods):
         episode: str | None = None,
         policy: RetractionPolicy | Mapping[str, Any] | None = None,
         by: str | None = None,
+        scope: str | None = None,
+        cross_scope: bool = False,
     ) -> RetractionReport:
         """Take back memories, reversibly, in one transaction.
 
@@ -436,7 +448,8 @@ class MemoryGraph(NoteMethods):
         by ``source`` URI or by ``episode``. With ``cascade`` the policy (default
         ``self.retraction_policy``) retracts what derives from the targets and quarantines what
         episodes wrote after reading them. ``dry_run`` returns the same report and writes
-        nothing. Undo with ``restore(report.id)``.
+        nothing. Undo with ``restore(report.id)``. With a ``scope`` only that scope's memories
+        are selected, and a cascade into another scope needs ``cross_scope=True``.
         """
         selector = retraction.make_selector(
             _ids(id),
@@ -444,6 +457,7 @@ class MemoryGraph(NoteMethods):
             _optional_time(since, "since"),
             source,
             _optional_name(episode, "episode"),
+            _optional_name(scope, "scope"),
         )
         batch, report = retraction.plan_retraction(
             self.store,
@@ -453,6 +467,7 @@ class MemoryGraph(NoteMethods):
             cascade=bool(cascade),
             policy=_policy(policy) or self.retraction_policy,
             at=utcnow(),
+            cross_scope=_flag(cross_scope, "cross_scope"),
         )
         if dry_run:
             return report.model_copy(update={"dry_run": True})
@@ -521,6 +536,11 @@ class MemoryGraph(NoteMethods):
     ) -> int:
         """Write ``training_data`` rows to ``path`` as JSON Lines; how many were written."""
         return write_jsonl(self.training_data(scope=scope, agent=agent), path)
+
+    def check(self) -> CheckReport:
+        """Verify the store (read-only): orphan edges, values the API would refuse, statuses
+        against retractions, the store's own index counts; ``report.ok`` if none."""
+        return check_store(self.store)
 
     def stats(self) -> dict[str, Any]:
         """Counts of nodes and edges, the store and embedder in use, and chat-model usage per

@@ -8,6 +8,11 @@ episode), computes their downstream with ``provenance.downstream`` and applies a
 * memories written by episodes that read any of those, at or after the read, are quarantined or
   retracted (``policy.readers``).
 
+With a ``scope`` the selector only names memories (and episodes) of that scope, and a cascade
+that would reach memories of another scope is refused with a ConflictError that counts them but
+names none (they belong to another tenant), unless ``cross_scope=True``; the report then lists
+them in ``cross_scope``. Without a scope a retraction spans the whole store (an operator's call).
+
 Everything is written in one transaction: a ``Retraction`` node, one ``RETRACTED`` edge per
 memory with its ``effect``, ``previous_status`` and ``base_status``, the status changes, and an
 audit event.
@@ -36,7 +41,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from amem_graph.core.errors import NotFoundError, ValidationError
+from amem_graph.core.errors import ConflictError, NotFoundError, ValidationError
 from amem_graph.core.schema import AGENT, EPISODE, RETRACTION, SOURCE, source_id
 from amem_graph.provenance import undo
 from amem_graph.provenance.audit import AuditEvent, authors, event_write, new_event
@@ -92,6 +97,10 @@ class RetractionReport(BaseModel):
     reverted_versions: list[str] = Field(default_factory=list)
     unsuperseded: list[str] = Field(default_factory=list)
     restored_at: datetime | None = None
+    scope: str | None = Field(default=None, description="the scope selected in; None: all")
+    cross_scope: list[str] = Field(
+        default_factory=list, description="memories of other scopes taken back (cross_scope=True)"
+    )
 
     @property
     def memory_ids(self) -> list[str]:
@@ -120,9 +129,14 @@ class Selector:
     since: datetime | None = None
     source: str | None = None
     episode: str | None = None
+    scope: str | None = None
 
     def describe(self) -> str:
         """A short, stable description stored on the Retraction node."""
+        where = "" if self.scope is None else f" in {self.scope}"
+        return self._what() + where
+
+    def _what(self) -> str:
         if self.agent is not None:
             since = "" if self.since is None else f" since {self.since.isoformat()}"
             return f"agent:{self.agent}{since}"
@@ -139,6 +153,7 @@ def make_selector(
     since: datetime | None,
     source: str | None,
     episode: str | None,
+    scope: str | None = None,
 ) -> Selector:
     """Validate that exactly one way of selecting was used."""
     chosen = [
@@ -157,12 +172,20 @@ def make_selector(
         )
     if since is not None and agent is None:
         raise ValidationError("since only applies to a retraction by agent")
-    return Selector(tuple(memory_ids), agent, since, source, episode)
+    return Selector(tuple(memory_ids), agent, since, source, episode, scope)
 
 
 def resolve_targets(store: GraphStore, selector: Selector) -> list[str]:
-    """The memory ids a selector names; NotFoundError for an id, agent, source or episode
-    that does not exist."""
+    """The memory ids a selector names (in its scope, if any); NotFoundError for an id, agent,
+    source or episode that does not exist (there)."""
+    found = _resolve(store, selector)
+    if selector.scope is None:
+        return found
+    return sorted(store.filter_ids(found, MemoryFilter(scopes=(selector.scope,), statuses=None)))
+
+
+def _resolve(store: GraphStore, selector: Selector) -> list[str]:
+    where = "" if selector.scope is None else f" in scope {selector.scope!r}"
     if selector.agent is not None:
         return _agent_targets(store, selector.agent, selector.since)
     if selector.source is not None:
@@ -171,13 +194,15 @@ def resolve_targets(store: GraphStore, selector: Selector) -> list[str]:
             raise NotFoundError(f"no source {selector.source!r}")
         return sorted({e.src for e in store.edges([sid], ["FROM_SOURCE"], "in")})
     if selector.episode is not None:
-        if selector.episode not in store.get_nodes(EPISODE, [selector.episode]):
-            raise NotFoundError(f"no episode {selector.episode!r}")
+        node = store.get_nodes(EPISODE, [selector.episode]).get(selector.episode)
+        if node is None or selector.scope not in (None, node.props.get("scope")):
+            raise NotFoundError(f"no episode {selector.episode!r}{where}")
         return sorted({e.src for e in store.edges([selector.episode], ["GENERATED_IN"], "in")})
-    found = store.filter_ids(selector.memory_ids, MemoryFilter(statuses=None))
+    scopes = None if selector.scope is None else (selector.scope,)
+    found = store.filter_ids(selector.memory_ids, MemoryFilter(scopes=scopes, statuses=None))
     for mid in selector.memory_ids:
         if mid not in found:
-            raise NotFoundError(f"no memory with id {mid!r}")
+            raise NotFoundError(f"no memory with id {mid!r}{where}")
     return sorted(set(selector.memory_ids))
 
 
@@ -242,11 +267,19 @@ def plan_retraction(
     cascade: bool,
     policy: RetractionPolicy,
     at: datetime,
+    cross_scope: bool = False,
 ) -> tuple[WriteBatch, RetractionReport]:
     """The batch that performs a retraction, and its report; reads only, writes nothing."""
     targets = resolve_targets(store, selector)
     effects = classify(store, targets, cascade, policy)
     ids = sorted(effects)
+    outside = _outside(store, ids, selector.scope)
+    if outside and not cross_scope:
+        raise ConflictError(
+            f"the cascade reaches {len(outside)} memories outside scope {selector.scope!r}; "
+            "nothing was retracted",
+            hint="pass cross_scope=True (--cross-scope) to take them back too, or cascade=False",
+        )
     statuses = current_statuses(store, ids)
     holds = active_holds(store, ids)
     rid = f"retraction-{uuid.uuid4().hex}"
@@ -274,6 +307,8 @@ def plan_retraction(
         quarantined=[m for m in ids if effects[m] == "quarantined"],
         reverted_versions=reverted,
         unsuperseded=unsuperseded,
+        scope=selector.scope,
+        cross_scope=outside,
     )
     touched = sorted({*ids, *unsuperseded, *(u.id for u in batch.memory_updates)})
     agents = authors(store, ids) | ({selector.agent} if selector.agent else set())
@@ -291,6 +326,14 @@ def plan_retraction(
     return batch, report
 
 
+def _outside(store: GraphStore, ids: list[str], scope: str | None) -> list[str]:
+    """Which of ``ids`` are memories of another scope than ``scope`` (none without a scope)."""
+    if scope is None:
+        return []
+    inside = store.filter_ids(ids, MemoryFilter(scopes=(scope,), statuses=None))
+    return [m for m in ids if m not in inside]
+
+
 def _node_props(report: RetractionReport) -> dict[str, Any]:
     return {
         "reason": report.reason,
@@ -301,6 +344,8 @@ def _node_props(report: RetractionReport) -> dict[str, Any]:
         "cascade": report.cascade,
         "policy_derived": report.policy.derived,
         "policy_readers": report.policy.readers,
+        "scope": report.scope,
+        "cross_scope": report.cross_scope,
     }
 
 
@@ -339,6 +384,8 @@ def load_report(store: GraphStore, rid: str) -> RetractionReport:
         reverted_versions=sorted(by_effect["reverted"]),
         unsuperseded=sorted(by_effect["unsuperseded"]),
         restored_at=p.get("restored_at"),
+        scope=p.get("scope"),
+        cross_scope=list(p.get("cross_scope") or []),
     )
 
 

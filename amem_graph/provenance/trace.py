@@ -14,7 +14,8 @@ blast radius a retraction would act on:
 Traversals are breadth-first with one ``store.edges`` call per hop over the whole frontier, never
 one per node, so a 10k-node derivation tree costs a handful of round trips on Neo4j too. The
 retraction planner reuses ``downstream`` so impact and retract always agree on the affected set.
-Both walks cross scopes: provenance is an analyst's view, not a retrieval path.
+Both walks cross scopes; ``provenance.scoped`` cuts a view down to one scope for an operator of
+one tenant.
 """
 
 from __future__ import annotations
@@ -61,6 +62,7 @@ class ProvenanceGraph(BaseModel):
 
     nodes: list[GraphNode] = Field(default_factory=list)
     edges: list[GraphEdge] = Field(default_factory=list)
+    hidden: int = Field(default=0, description="nodes of other scopes left out (scope=...)")
 
     def to_networkx(self) -> Any:
         """A ``networkx.DiGraph``: nodes keyed by id with ``label`` and props, edges with ``type``.

@@ -439,6 +439,11 @@ class GraphStore(Protocol):
         """Every edge (for export)."""
         ...
 
+    def index_problems(self) -> list[str]:
+        """Where the store's own indexes disagree with its records (vector, text and row
+        counts, unreadable rows); empty when they agree. ``check`` adds the graph-level rules."""
+        ...
+
     def close(self) -> None:
         """Release connections; idempotent."""
         ...

@@ -51,6 +51,7 @@ from amem_graph.core.errors import (
     ValidationError,
 )
 from amem_graph.core.models import Memory, finite_vector, utcnow
+from amem_graph.core.rules import edge_problems, memory_problems, node_problems
 from amem_graph.core.schema import EDGE_TYPES, MEMORY
 from amem_graph.embeddings import Embedder
 from amem_graph.stores.base import (
@@ -253,10 +254,16 @@ def _fail(number: int, message: str) -> ValidationError:
 
 def _parse_json(number: int, raw: str) -> dict[str, Any]:
     try:
+        raw.encode("utf-8")
+    except UnicodeEncodeError:  # a byte that is not UTF-8, escaped by ``_open``
+        raise _fail(number, "not valid UTF-8 (an export file is UTF-8 text)") from None
+    try:
         obj = codec.loads(raw)
     except (json.JSONDecodeError, ValueError, TypeError) as exc:
         detail = exc.msg if isinstance(exc, json.JSONDecodeError) else str(exc)
         raise _fail(number, f"invalid JSON: {detail}") from None
+    except RecursionError:
+        raise _fail(number, "invalid JSON: values nested too deeply") from None
     if not isinstance(obj, dict):
         raise _fail(number, "expected a JSON object")
     return obj
@@ -313,12 +320,20 @@ def _memory(number: int, obj: dict[str, Any], dims: int | None) -> Memory:
         raise _fail(number, f"memory {data.get('id')!r}: {exc}") from None
     _check_times(number, data, "memory field")
     try:
-        return Memory.model_validate(data)
+        memory = Memory.model_validate(data)
     except pydantic.ValidationError as exc:
         problems = "; ".join(
             f"{'.'.join(str(p) for p in err['loc'])}: {err['msg']}" for err in exc.errors()
         )
         raise _fail(number, f"memory {data.get('id')!r}: {problems}") from None
+    _refuse(number, [f"memory {memory.id!r}: {p}" for p in memory_problems(memory)])
+    return memory
+
+
+def _refuse(number: int, problems: list[str]) -> None:
+    """A record the API would not have written is refused (the same rules as ``check``)."""
+    if problems:
+        raise _fail(number, "; ".join(problems))
 
 
 def _keys(number: int, obj: dict[str, Any], allowed: frozenset[str], what: str) -> None:
@@ -344,6 +359,7 @@ def _node(number: int, obj: dict[str, Any]) -> NodeWrite:
     if "id" in props:
         raise _fail(number, "node props must not repeat 'id'")
     _check_times(number, props, "property")
+    _refuse(number, node_problems(label, nid, props))
     try:
         return NodeWrite(label, nid, props=props)
     except AmemGraphError as exc:
@@ -360,6 +376,7 @@ def _edge(number: int, obj: dict[str, Any]) -> EdgeWrite:
     if "key" in props:
         raise _fail(number, "edge props must not repeat 'key'")
     _check_times(number, props, "property")
+    _refuse(number, edge_problems(etype, src, dst, key, props))
     try:
         return EdgeWrite(etype, src, dst, props, key=key)
     except AmemGraphError as exc:
@@ -448,7 +465,8 @@ def validate_file(path: str | os.PathLike[str]) -> tuple[Header, dict[str, int]]
 
 def _open(path: str | os.PathLike[str]) -> TextIO:
     try:
-        return open(Path(path).expanduser(), encoding="utf-8")
+        # bytes that are not UTF-8 become lone surrogates, refused with their line number
+        return open(Path(path).expanduser(), encoding="utf-8", errors="surrogateescape")
     except FileNotFoundError:
         raise ValidationError(f"no export file at {path}") from None
     except OSError as exc:

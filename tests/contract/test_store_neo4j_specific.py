@@ -160,6 +160,21 @@ def test_auth_error_becomes_store_unavailable_with_a_credentials_hint() -> None:
     assert not fake.closed  # an injected driver belongs to the caller
 
 
+def test_lockout_after_wrong_passwords_is_named_not_called_unreachable() -> None:
+    """Issue 18.7: the code and message Neo4j 5.26 sends after 3 wrong passwords in a row."""
+    error = Neo4jError._hydrate_neo4j(
+        code="Neo.ClientError.Security.AuthenticationRateLimit",
+        message="The client has provided incorrect authentication details too many times in a row.",
+    )
+    with pytest.raises(StoreUnavailableError) as info:
+        Neo4jStore.connect("bolt://db.example:7687", driver=_FakeDriver(error))  # type: ignore[arg-type]
+    assert "locked user 'neo4j' out after repeated wrong passwords" in info.value.message
+    assert "cannot reach" not in info.value.message
+    assert "auth_lock_time" in (info.value.hint or "") and "NEO4J_PASSWORD" in (
+        info.value.hint or ""
+    )
+
+
 def test_service_unavailable_becomes_store_unavailable_with_a_start_hint() -> None:
     fake = _FakeDriver(ServiceUnavailable("no route to host"))
     with pytest.raises(StoreUnavailableError) as info:

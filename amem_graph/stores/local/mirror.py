@@ -197,7 +197,8 @@ class _Mirror:
             idx = self._hub_pos.get((via, hub))
             if idx is None:
                 members = self.members[via].get(hub, set())
-                idx = np.fromiter((self.pos[o] for o in members), dtype=np.int64)
+                known = [self.pos[o] for o in members if o in self.pos]  # an orphan edge: skip
+                idx = np.asarray(known, dtype=np.int64)
                 self._hub_pos[(via, hub)] = idx
             idx = idx[mask[idx] & (idx != i)]
             if len(idx) > limit:

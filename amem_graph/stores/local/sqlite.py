@@ -134,13 +134,22 @@ class LocalConnection:
         return self._mirror
 
     def _build_mirror(self) -> _Mirror:
-        mirror = _Mirror(self._dims() or 1)
-        for row in self._db.execute(f"SELECT {_MIRROR_COLUMNS} FROM memories"):
-            mirror.upsert(row)
-        for row in self._db.execute("SELECT type, src, dst, key, props FROM edges"):
-            mirror.add_edge(
-                row["type"], row["src"], row["dst"], row["key"], codec.loads(row["props"])
-            )
+        """Rows and edges read in one read transaction: one snapshot, so a commit by another
+        process between the two reads cannot leave edges to memories the mirror lacks."""
+        own = not self._db.in_transaction
+        if own:
+            self._db.execute("BEGIN")
+        try:
+            mirror = _Mirror(self._dims() or 1)
+            for row in self._db.execute(f"SELECT {_MIRROR_COLUMNS} FROM memories"):
+                mirror.upsert(row)
+            for row in self._db.execute("SELECT type, src, dst, key, props FROM edges"):
+                mirror.add_edge(
+                    row["type"], row["src"], row["dst"], row["key"], codec.loads(row["props"])
+                )
+        finally:
+            if own:
+                self._db.execute("COMMIT")
         return mirror
 
     def _refresh_rows(self, ids: Iterable[str]) -> None:

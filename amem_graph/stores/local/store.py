@@ -18,12 +18,13 @@ walks on the mirror).
 
 from __future__ import annotations
 
+from amem_graph.stores.local.integrity import LocalIntegrity
 from amem_graph.stores.local.reads import LocalReads
 from amem_graph.stores.local.search import LocalSearch
 from amem_graph.stores.local.writes import LocalWrites
 
 
-class LocalStore(LocalWrites, LocalReads, LocalSearch):
+class LocalStore(LocalWrites, LocalReads, LocalSearch, LocalIntegrity):
     """SQLite + numpy + networkx store; ``path=":memory:"`` keeps everything in RAM."""
 
     backend = "local"

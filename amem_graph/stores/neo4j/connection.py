@@ -33,6 +33,12 @@ NEO4J_SCHEMES: Final = (
     "bolt://", "bolt+s://", "bolt+ssc://", "neo4j://", "neo4j+s://", "neo4j+ssc://"
 )  # fmt: skip
 AUTH_HINT: Final = "check NEO4J_USERNAME/NEO4J_PASSWORD (or pass username=/password=)"
+#: Neo4j's answer, even to the right password, for a while after repeated wrong ones
+LOCKOUT_CODE: Final = "Neo.ClientError.Security.AuthenticationRateLimit"
+LOCKOUT_HINT: Final = (
+    "wait until the lock expires (dbms.security.auth_lock_time, 5 s by default), then retry "
+    "with the right password; " + AUTH_HINT
+)
 _VERSION = re.compile(r"^(\d+)\.(\d+)")
 
 _T = TypeVar("_T")
@@ -131,6 +137,16 @@ class Neo4jConnection:
                 f"Neo4j at {self.uri} refused the credentials of user {user!r}: {exc.message}",
                 hint=AUTH_HINT,
             ) from exc
+        except neo_errors.Neo4jError as exc:
+            if exc.code == LOCKOUT_CODE:
+                raise StoreUnavailableError(
+                    f"Neo4j at {self.uri} locked user {user!r} out after repeated wrong "
+                    f"passwords: {exc.message}",
+                    hint=LOCKOUT_HINT,
+                ) from exc
+            raise StoreUnavailableError(
+                f"cannot reach Neo4j at {self.uri}: {exc}", hint=START_HINT
+            ) from exc
         except (neo_errors.GqlError, OSError) as exc:
             raise StoreUnavailableError(
                 f"cannot reach Neo4j at {self.uri}: {exc}", hint=START_HINT
@@ -226,6 +242,12 @@ class Neo4jConnection:
                 hint="retry",
             ) from exc
         except neo_errors.Neo4jError as exc:
+            if exc.code == LOCKOUT_CODE:
+                raise StoreUnavailableError(
+                    f"{what}: Neo4j locked the user out after repeated wrong passwords: "
+                    f"{exc.message}",
+                    hint=LOCKOUT_HINT,
+                ) from exc
             if exc.code == "Neo.ClientError.Database.DatabaseNotFound":
                 raise StoreUnavailableError(
                     f"{what}: {exc.message}", hint="check NEO4J_DATABASE (or database=)"

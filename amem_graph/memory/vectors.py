@@ -1,0 +1,58 @@
+"""An embedder's output checked at the facade: a caller's model (a langchain ``Embeddings`` or
+any ``Embedder``) may return strings, ``None`` or booleans, which numpy would otherwise coerce
+or reject with a raw ``TypeError``/``ValueError`` deep inside a store."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from numbers import Real
+
+import numpy as np
+
+from amem_graph.core.errors import ValidationError
+from amem_graph.embeddings import Embedder
+
+
+def _vector(name: str, value: object, dims: int, what: str) -> list[float]:
+    if isinstance(value, str | bytes) or not isinstance(value, Sequence | np.ndarray):
+        raise ValidationError(
+            f"embedder {name!r} returned {type(value).__name__} for {what}, not a list of numbers"
+        )
+    items = list(value)
+    if len(items) != dims:
+        raise ValidationError(
+            f"embedder {name!r}: {what}: embedding has {len(items)} dimensions, "
+            f"the store uses {dims}"
+        )
+    for i, v in enumerate(items):
+        if isinstance(v, bool) or not isinstance(v, Real) or not math.isfinite(float(v)):
+            raise ValidationError(
+                f"embedder {name!r}: {what}: embedding value {i} is {v!r}, not a finite number"
+            )
+    return [float(v) for v in items]
+
+
+class CheckedEmbedder:
+    """Delegates to the caller's embedder; every vector it returns is a list of finite floats
+    of the declared dimension, or a ValidationError naming the embedder."""
+
+    def __init__(self, inner: Embedder) -> None:
+        self.inner: Embedder = inner.inner if isinstance(inner, CheckedEmbedder) else inner
+
+    @property
+    def name(self) -> str:
+        return self.inner.name
+
+    @property
+    def dims(self) -> int:
+        return self.inner.dims
+
+    def embed_documents(self, texts: Sequence[str]) -> list[list[float]]:
+        vectors = self.inner.embed_documents(texts)
+        if isinstance(vectors, str | bytes) or not isinstance(vectors, Sequence | np.ndarray):
+            raise ValidationError(f"embedder {self.name!r} returned no list of vectors")
+        return [_vector(self.name, v, self.dims, f"text {i}") for i, v in enumerate(vectors)]
+
+    def embed_query(self, text: str) -> list[float]:
+        return _vector(self.name, self.inner.embed_query(text), self.dims, "the query")
