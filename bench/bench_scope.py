@@ -24,6 +24,7 @@ from pathlib import Path
 
 import numpy as np
 
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # this checkout, not an install
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from bench_store import BATCH, Side, alternate, ingest, ratios
@@ -82,14 +83,14 @@ def line(name: str, w: Tenants, scoped: list[float], base: list[float], extra: s
 
 
 def bench_local(w: Tenants, k: int, queries: int) -> None:
-    with tempfile.TemporaryDirectory() as tmp:
-        with (
-            MemoryGraph.open(f"{tmp}/big.db", embedder=w.embedder) as big,
-            MemoryGraph.open(f"{tmp}/small.db", embedder=w.embedder) as small,
-        ):
-            rate = ingest(big, w.rows)
-            ingest(small, w.small_rows)
-            scoped, base = alternate([w.scoped(big, k), w.baseline(small, k)], queries)
+    with (
+        tempfile.TemporaryDirectory() as tmp,
+        MemoryGraph.open(f"{tmp}/big.db", embedder=w.embedder) as big,
+        MemoryGraph.open(f"{tmp}/small.db", embedder=w.embedder) as small,
+    ):
+        rate = ingest(big, w.rows)
+        ingest(small, w.small_rows)
+        scoped, base = alternate([w.scoped(big, k), w.baseline(small, k)], queries)
     line("local", w, scoped, base, f" | ingest {rate:.0f} mem/s")
 
 

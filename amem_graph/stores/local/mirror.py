@@ -35,9 +35,9 @@ _GROW_FILL: dict[str, float] = {
 #: of rows differently (in the last bit), and padding keeps a memory's cosine the same whether
 #: the whole store or only the rows a filter admits are scored
 _ROW_BLOCK = 16
-#: a filter admitting under 1/_SELECTIVE of the rows is searched on its own rows (vectors
+#: a filter admitting under this share of the rows is searched on its own rows (vectors
 #: gathered, postings cut to them): the selective-scope fast path
-_SELECTIVE = 4
+SELECTIVE_SHARE = 0.25
 _STATUS_CODES = {"active": 0, "quarantined": 1, "retracted": 2, "superseded": 3}
 _STATUS_NAMES = {code: name for name, code in _STATUS_CODES.items()}
 
@@ -181,7 +181,7 @@ class _Mirror:
 
     def selective(self, admitted: int) -> bool:
         """Whether a filter admitting this many rows is searched on its own rows."""
-        return admitted * _SELECTIVE < len(self.ids)
+        return admitted < len(self.ids) * SELECTIVE_SHARE
 
     def cosines(self, q: np.ndarray, pos: np.ndarray) -> np.ndarray:
         """``vectors[pos] @ q``: the admitted rows gathered when they are few, else the whole
@@ -190,9 +190,11 @@ class _Mirror:
         if self.selective(len(pos)):
             padded = np.zeros(-(-len(pos) // _ROW_BLOCK) * _ROW_BLOCK, dtype=np.int64)
             padded[: len(pos)] = pos
-            return (self.vectors[padded] @ q)[: len(pos)]
+            scores: np.ndarray = (self.vectors[padded] @ q)[: len(pos)]
+            return scores
         rows = -(-n // _ROW_BLOCK) * _ROW_BLOCK  # within capacity: it is a multiple too
-        return (self.vectors[:rows] @ q)[pos]
+        scores = (self.vectors[:rows] @ q)[pos]
+        return scores
 
     def _compute_mask(self, flt: MemoryFilter) -> np.ndarray:
         n = len(self.ids)
