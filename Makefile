@@ -18,3 +18,6 @@ neo4j-start:    ## run a local Neo4j Community from Maven Central jars (no Docke
 
 neo4j-stop:
 	scripts/neo4j-local stop
+
+bench:          ## store benchmarks (short, embedded) into bench/RESULTS.md; see bench/make_results.py
+	python bench/make_results.py

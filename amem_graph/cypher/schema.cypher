@@ -97,8 +97,13 @@ CREATE INDEX memory_episode_created_at IF NOT EXISTS FOR (m:Memory) ON (m.episod
 // m.search_terms, and the index splits them on whitespace only. So Lucene scores exactly the
 // terms the embedded store's BM25 scores, with the same k1/b and idf, and both stores rank
 // alike. Not eventually consistent: a committed memory is searchable at once.
+// m.scope is indexed too (a scope name has no spaces: one token), so a query names its scopes
+// as a clause that scores 0 (`+scope:("a")^0 +search_terms:(...)`) and Lucene returns only
+// memories in scope: a small scope in a big store is not starved by the rest. Queries must
+// name the field (search_terms:...). A store whose index lacks m.scope has it rebuilt on
+// connect.
 CREATE FULLTEXT INDEX memory_text IF NOT EXISTS
-FOR (m:Memory) ON EACH [m.search_terms]
+FOR (m:Memory) ON EACH [m.search_terms, m.scope]
 OPTIONS {indexConfig: {`fulltext.analyzer`: 'whitespace', `fulltext.eventually_consistent`: false}};
 
 // -- vector index (deferred: needs $dims, run by Neo4jStore.ensure_embedder) -----------------

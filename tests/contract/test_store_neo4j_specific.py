@@ -43,6 +43,7 @@ from amem_graph.stores.base import (
 from amem_graph.stores.neo4j import cypher as neo4j_cypher
 from amem_graph.stores.neo4j import expand as neo4j_expand
 from amem_graph.stores.neo4j import hood as neo4j_hood
+from amem_graph.stores.neo4j import plan as neo4j_plan
 from amem_graph.stores.neo4j import search as neo4j_search
 from amem_graph.stores.neo4j.connection import check_server_version
 from amem_graph.stores.neo4j.cypher import lucene_query
@@ -89,7 +90,7 @@ def test_schema_declares_every_label_edge_type_and_index() -> None:
     for prop in ("scope", "status", "created_at", "valid_from", "agent", "task"):
         assert f"FOR (m:Memory) ON (m.{prop})" in joined, prop
     fulltext = next(st for st in now if "FULLTEXT" in st)
-    assert "[m.search_terms]" in fulltext
+    assert "[m.search_terms, m.scope]" in fulltext
     assert "'whitespace'" in fulltext
     assert all("$dims" not in st for st in now)
     assert len(deferred) == 1
@@ -297,7 +298,7 @@ def test_show_indexes_lists_the_schema(neo: Neo4jStore) -> None:
     assert config["vector.similarity_function"].lower() == "cosine"
     text = indexes["memory_text"]
     assert (text["type"], text["state"]) == ("FULLTEXT", "ONLINE")
-    assert text["properties"] == ["search_terms"]
+    assert text["properties"] == ["search_terms", "scope"]
     assert text["options"]["indexConfig"]["fulltext.analyzer"] == "whitespace"
     for prop in ("scope", "status", "created_at", "valid_from", "agent", "task"):
         assert indexes[f"memory_{prop}"]["type"] == "RANGE"
@@ -398,7 +399,8 @@ def _vec(i: int, tilt: float, dims: int = 8) -> list[float]:
 def test_vector_search_grows_the_ann_fetch_before_scanning(
     neo: Neo4jStore, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """With the exact fallback turned off, the over-fetch grows until the filter is met."""
+    """With the selective-scope plan and the exact fallback turned off, the over-fetch grows
+    until the filter is met; with the plan on, a small scope goes straight to the exact scan."""
     neo.ensure_embedder("t", 8)
     crowd = [
         Memory(
@@ -425,6 +427,7 @@ def test_vector_search_grows_the_ann_fetch_before_scanning(
         for i in range(3)
     ]
     neo.apply(WriteBatch(memories=crowd + rare))
+    monkeypatch.setattr(neo4j_plan, "SELECTIVE_SHARE", 0.0)
     monkeypatch.setattr(neo4j_search, "_EXACT_MAX", 0)
     exact_calls: list[str] = []
     original = Neo4jStore._pairs
@@ -439,7 +442,11 @@ def test_vector_search_grows_the_ann_fetch_before_scanning(
     assert exact_calls == []  # found by the grown ANN fetch
     monkeypatch.setattr(neo4j_search, "_EXACT_MAX", 20_000)
     assert neo.vector_search(_vec(0, 0.0), 3, MemoryFilter(scopes=("B",))) == got
-    assert len(exact_calls) == 1  # the selective filter now goes straight to the exact scan
+    assert len(exact_calls) == 1  # the starved ANN fetch falls back to the exact scan
+    monkeypatch.setattr(neo4j_plan, "SELECTIVE_SHARE", 0.25)
+    monkeypatch.setattr(neo4j_search, "_EXACT_MAX", 0)
+    assert neo.vector_search(_vec(0, 0.0), 3, MemoryFilter(scopes=("B",))) == got
+    assert len(exact_calls) == 2  # 3 of 153 memories: the plan scans them exactly at once
 
 
 @pytest.mark.neo4j

@@ -84,8 +84,9 @@ class BM25Index:
         for term in terms:
             self.postings[term].remove(doc)
 
-    def scores(self, query: str, size: int) -> np.ndarray:
-        """BM25 of every document position below ``size`` (0 where no term matches)."""
+    def scores(self, query: str, size: int, only: np.ndarray | None = None) -> np.ndarray:
+        """BM25 of every document position below ``size`` (0 where no term matches); with a
+        mask ``only``, of its positions alone (the same values, 0 elsewhere)."""
         out = np.zeros(size, dtype=np.float32)
         count = self.documents  # Lucene's docCount: documents with at least one term
         if count == 0:
@@ -97,6 +98,9 @@ class BM25Index:
             if post is None or post.n == 0:
                 continue
             docs, tfs = post.docs[: post.n], post.tfs[: post.n]
+            if only is not None:
+                keep = only[docs]
+                docs, tfs = docs[keep], tfs[keep]
             idf = np.log1p((count - post.n + 0.5) / (post.n + 0.5))
             norm = K1 * (1 - B + B * lengths[docs] / avg)
             out[docs] += idf * tfs * (K1 + 1) / (tfs + norm)

@@ -31,6 +31,13 @@ _GROW_FILL: dict[str, float] = {
     "successes": 0.0,
     "failures": 0.0,
 }
+#: rows scored in one BLAS call are padded to a multiple of this: the kernel scores a short tail
+#: of rows differently (in the last bit), and padding keeps a memory's cosine the same whether
+#: the whole store or only the rows a filter admits are scored
+_ROW_BLOCK = 16
+#: a filter admitting under this share of the rows is searched on its own rows (vectors
+#: gathered, postings cut to them): the selective-scope fast path
+SELECTIVE_SHARE = 0.25
 _STATUS_CODES = {"active": 0, "quarantined": 1, "retracted": 2, "superseded": 3, "archived": 4}
 _STATUS_NAMES = {code: name for name, code in _STATUS_CODES.items()}
 
@@ -63,7 +70,10 @@ class _Mirror:
         self.codes: dict[str, dict[str, int]] = {"scope": {}, "agent": {}, "task": {}}
         self.graph: nx.MultiDiGraph = nx.MultiDiGraph()
         self.bm25 = BM25Index()
-        self._masks: dict[MemoryFilter, np.ndarray] = {}
+        #: filter without as_of -> (mask, sorted positions) it admits
+        self._masks: dict[MemoryFilter, tuple[np.ndarray, np.ndarray]] = {}
+        #: filter (with as_of) -> (mask, sorted positions) it admits
+        self._admitted: dict[MemoryFilter, tuple[np.ndarray, np.ndarray]] = {}
         self._hub_pos: dict[tuple[str, str], np.ndarray] = {}
 
     def _code(self, column: str, value: str | None) -> int:
@@ -76,15 +86,19 @@ class _Mirror:
         cap = len(self.alive)
         if needed <= cap:
             return
-        new = max(needed, cap * 2)
+        new = -(-max(needed, cap * 2) // _ROW_BLOCK) * _ROW_BLOCK
         for name, fill in _GROW_FILL.items():
             old = getattr(self, name)
             arr = np.full((new, *old.shape[1:]), fill, dtype=old.dtype)
             arr[:cap] = old
             setattr(self, name, arr)
 
-    def upsert(self, row: sqlite3.Row) -> None:
+    def _changed(self) -> None:
         self._masks.clear()
+        self._admitted.clear()
+
+    def upsert(self, row: sqlite3.Row) -> None:
+        self._changed()
         mid = row["id"]
         i = self.pos.get(mid)
         if i is None:
@@ -113,7 +127,7 @@ class _Mirror:
             self.bm25.set(i, row["search_text"])
 
     def drop(self, mid: str) -> None:
-        self._masks.clear()
+        self._changed()
         i = self.pos.get(mid)
         if i is not None:
             self.alive[i] = False
@@ -125,19 +139,62 @@ class _Mirror:
         return [book[v] for v in values if v in book]
 
     def mask(self, flt: MemoryFilter) -> np.ndarray:
-        """Positions the filter admits. The part without ``as_of`` is memoised until the next
-        change (a handful of filters are in use at a time); validity is cheap and per call."""
+        """Positions the filter admits, as a mask over the rows (see ``admitted``)."""
+        return self.admitted(flt)[0]
+
+    def admitted(self, flt: MemoryFilter) -> tuple[np.ndarray, np.ndarray]:
+        """(mask, sorted positions) the filter admits, memoised until the next change.
+
+        The part without ``as_of`` is memoised too (a handful of filters are in use at a
+        time); validity is applied to its positions, so a selective filter costs its own size,
+        not the store's (one recall asks several times with the same ``as_of``).
+        """
+        hit = self._admitted.get(flt)
+        if hit is not None:
+            return hit
         key = replace(flt, as_of=None)
-        cached = self._masks.get(key)
-        if cached is None:
+        base = self._masks.get(key)
+        if base is None:
             if len(self._masks) > 32:
                 self._masks.clear()
-            cached = self._masks[key] = self._compute_mask(key)
-        if flt.as_of is None:
-            return cached
+            mask = self._compute_mask(key)
+            base = self._masks[key] = (mask, np.flatnonzero(mask))
+        hit = base if flt.as_of is None else self._valid_at(base, flt.as_of.timestamp())
+        if len(self._admitted) > 32:
+            self._admitted.clear()
+        self._admitted[flt] = hit
+        return hit
+
+    def _valid_at(
+        self, base: tuple[np.ndarray, np.ndarray], t: float
+    ) -> tuple[np.ndarray, np.ndarray]:
+        """(mask, positions) of ``base`` valid at time ``t``."""
         n = len(self.ids)
-        t = flt.as_of.timestamp()
-        return cached & (self.valid_from[:n] <= t) & (self.valid_to[:n] > t)
+        mask, pos = base
+        if self.selective(len(pos)):
+            pos = pos[(self.valid_from[pos] <= t) & (self.valid_to[pos] > t)]
+            mask = np.zeros(n, dtype=bool)
+            mask[pos] = True
+            return mask, pos
+        mask = mask & (self.valid_from[:n] <= t) & (self.valid_to[:n] > t)
+        return mask, np.flatnonzero(mask)
+
+    def selective(self, admitted: int) -> bool:
+        """Whether a filter admitting this many rows is searched on its own rows."""
+        return admitted < len(self.ids) * SELECTIVE_SHARE
+
+    def cosines(self, q: np.ndarray, pos: np.ndarray) -> np.ndarray:
+        """``vectors[pos] @ q``: the admitted rows gathered when they are few, else the whole
+        store scored; both padded to ``_ROW_BLOCK`` rows, so the values are the same."""
+        n = len(self.ids)
+        if self.selective(len(pos)):
+            padded = np.zeros(-(-len(pos) // _ROW_BLOCK) * _ROW_BLOCK, dtype=np.int64)
+            padded[: len(pos)] = pos
+            scores: np.ndarray = (self.vectors[padded] @ q)[: len(pos)]
+            return scores
+        rows = -(-n // _ROW_BLOCK) * _ROW_BLOCK  # within capacity: it is a multiple too
+        scores = (self.vectors[:rows] @ q)[pos]
+        return scores
 
     def _compute_mask(self, flt: MemoryFilter) -> np.ndarray:
         n = len(self.ids)
@@ -153,17 +210,17 @@ class _Mirror:
             m &= np.isin(self.task[:n], self._codes_for("task", flt.tasks))
         return m
 
-    def top_k(self, scores: np.ndarray, mask: np.ndarray, k: int) -> list[tuple[str, float]]:
-        """The k best admitted positions, by score then id."""
-        allowed = np.flatnonzero(mask)
-        if not len(allowed):
+    def top_at(self, pos: np.ndarray, scores: np.ndarray, k: int) -> list[tuple[str, float]]:
+        """The k best of positions ``pos`` scored ``scores`` (aligned), by score then id."""
+        if not len(pos):
             return []
-        if len(allowed) > k:
-            part = np.argpartition(-scores[allowed], k - 1)[:k]
-            cutoff = scores[allowed[part]].min()
-            allowed = allowed[scores[allowed] >= cutoff]  # keep ties at the cut for id order
-        ranked = sorted(allowed.tolist(), key=lambda i: (-float(scores[i]), self.ids[i]))[:k]
-        return [(self.ids[i], float(scores[i])) for i in ranked]
+        if len(pos) > k:
+            part = np.argpartition(-scores, k - 1)[:k]
+            keep = scores >= scores[part].min()  # keep ties at the cut for id order
+            pos, scores = pos[keep], scores[keep]
+        ranked = sorted(zip(pos.tolist(), scores.tolist(), strict=True),
+                        key=lambda p: (-p[1], self.ids[p[0]]))[:k]  # fmt: skip
+        return [(self.ids[i], s) for i, s in ranked]
 
     def add_edge(self, etype: str, src: str, dst: str, key: str, props: dict[str, Any]) -> None:
         src_label, dst_label = EDGE_TYPES[etype]

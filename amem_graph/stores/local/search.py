@@ -87,8 +87,9 @@ class LocalSearch(LocalConnection):
             norm = float(np.linalg.norm(q))
             if norm > 0:
                 q = q / norm
-            scores = mirror.vectors[:n] @ q
-            return mirror.top_k(scores, mirror.mask(flt) & mirror.has_vec[:n], k)
+            _, pos = mirror.admitted(flt)
+            pos = pos[mirror.has_vec[pos]]
+            return mirror.top_at(pos, mirror.cosines(q, pos), k)
 
         return self._guard("searching vectors", run)
 
@@ -99,8 +100,11 @@ class LocalSearch(LocalConnection):
         def run() -> list[tuple[str, float]]:
             mirror = self._fresh_mirror()
             n = len(mirror.ids)
-            scores = mirror.bm25.scores(query, n)
-            return mirror.top_k(scores, mirror.mask(flt) & (scores > 0), k)
+            mask, pos = mirror.admitted(flt)
+            only = mask if mirror.selective(len(pos)) else None
+            scores = mirror.bm25.scores(query, n, only)[pos]
+            matched = scores > 0
+            return mirror.top_at(pos[matched], scores[matched], k)
 
         return self._guard("searching text", run)
 

@@ -14,6 +14,8 @@ from amem_graph.stores.neo4j.props import _MEMORY_TIMES, _aware
 
 #: Lucene's default limit on clauses in one query is 1024
 _MAX_TERMS: Final = 1000
+#: a filter naming more scopes than this is not narrowed inside Lucene (only in Cypher)
+_MAX_SCOPE_TERMS: Final = 20
 _LUCENE_SPECIAL = re.compile(r'([+\-&|!(){}\[\]^"~*?:\\/])')
 
 
@@ -62,7 +64,7 @@ def lucene_query(text: str) -> str:
     text: no injection, no parse errors. Empty when ``text`` has no terms.
     """
     terms = list(dict.fromkeys(analyze(text)))[:_MAX_TERMS]
-    return " OR ".join('"' + _LUCENE_SPECIAL.sub(r"\\\1", t) + '"' for t in terms)
+    return " OR ".join(_quoted(t) for t in terms)
 
 
 #: every Memory field but the embedding, projected by name: ``m {.*}`` would read the vector
@@ -84,3 +86,20 @@ _MICROS: Final = "(%V%.created_at.epochSeconds * 1000000 + %V%.created_at.nanose
 _RANK_FIELDS: Final = (
     "%MICROS_M%, coalesce(m.importance, 0.5), coalesce(m.successes, 0.0), coalesce(m.failures, 0.0)"
 ).replace("%MICROS_M%", _MICROS.replace("%V%", "m"))
+
+
+def _quoted(term: str) -> str:
+    return '"' + _LUCENE_SPECIAL.sub(r"\\\1", term) + '"'
+
+
+def text_index_query(lucene: str, scopes: tuple[str, ...] | None) -> str:
+    """The full-text index query for ``lucene`` (``lucene_query``'s terms) among ``scopes``.
+
+    The terms are matched in ``search_terms`` only; the scopes (when a handful) are a clause
+    Lucene must match that scores 0, so the index returns only memories in scope, with the
+    same BM25 scores: a small scope in a big store is found without over-fetching the rest.
+    """
+    terms = f"+search_terms:({lucene})"
+    if scopes is None or not scopes or len(scopes) > _MAX_SCOPE_TERMS:
+        return terms
+    return "+scope:(" + " OR ".join(_quoted(s) for s in scopes) + ")^0 " + terms

@@ -15,7 +15,12 @@ from amem_graph.stores.base import (
     search_expand_by_parts,
 )
 from amem_graph.stores.neo4j.connection import _Reader
-from amem_graph.stores.neo4j.cypher import _RANK_FIELDS, _filter_clause, lucene_query
+from amem_graph.stores.neo4j.cypher import (
+    _RANK_FIELDS,
+    _filter_clause,
+    lucene_query,
+    text_index_query,
+)
 from amem_graph.stores.neo4j.hood import Neo4jHood, _hood_query, _HoodAsk, _hop_args
 from amem_graph.stores.neo4j.reads import _read_rank_fields
 from amem_graph.stores.neo4j.schema import TEXT_INDEX, VECTOR_INDEX
@@ -23,6 +28,7 @@ from amem_graph.stores.neo4j.search import (
     _BM25_SCALE,
     _Q_SEARCH_TEXT,
     _Q_SEARCH_VECTOR,
+    _Q_SEARCH_VECTOR_EXACT,
     Neo4jSearch,
     _fetch_size,
     _first_fetch,
@@ -30,13 +36,12 @@ from amem_graph.stores.neo4j.search import (
 
 
 def _search_expand_args(
-    q: list[float] | None, lucene: str, sizes: Mapping[str, int], plan: SeedPlan
+    q: list[float] | None, lucene: str, sizes: Mapping[str, int], v_n: int, plan: SeedPlan
 ) -> dict[str, Any]:
     """``_Q_SEARCH_EXPAND``'s parameters beside the filter's: each path's query, first fetch
     (``<prefix>n``) and size (``<prefix>k``), the plan, and the hop's limits."""
     return {
-        "v_index": VECTOR_INDEX, "v_q": q, "v_k": sizes["v_"],
-        "v_n": _fetch_size(sizes["v_"]),
+        "v_index": VECTOR_INDEX, "v_q": q, "v_k": sizes["v_"], "v_n": v_n,
         "t_index": TEXT_INDEX, "t_q": lucene, "t_k": sizes["t_"],
         "t_n": _fetch_size(sizes["t_"]),
         "t_scale": _BM25_SCALE, "rel": TIE_REL, "rrf_k": plan.rrf_k,
@@ -46,10 +51,14 @@ def _search_expand_args(
     }  # fmt: skip
 
 
-def _search_expand_query(where: LiteralString, vector: bool, text: bool) -> LiteralString:
-    """``_Q_SEARCH_EXPAND`` with the filter, each search path on or off, and the full hop."""
+def _search_expand_query(
+    where: LiteralString, vector: bool, text: bool, exact: bool = False
+) -> LiteralString:
+    """``_Q_SEARCH_EXPAND`` with the filter, each search path on or off (the vector one
+    ``exact`` over the admitted memories, else through the index), and the full hop."""
+    on = _Q_SEARCH_VECTOR_EXACT if exact else _Q_SEARCH_VECTOR
     parts = {
-        "%VECTOR%": _Q_SEARCH_VECTOR if vector else _Q_SEARCH_NONE.replace("%P%", "v_"),
+        "%VECTOR%": on if vector else _Q_SEARCH_NONE.replace("%P%", "v_"),
         "%TEXT%": _Q_SEARCH_TEXT if text else _Q_SEARCH_NONE.replace("%P%", "t_"),
         "%HOOD%": _hood_query(where, SIBLING_EDGES, lineage=True),
     }
@@ -130,13 +139,17 @@ class Neo4jExpand(Neo4jSearch, Neo4jHood):
                 )
             where, params = _filter_clause(flt)
             sizes = {"v_": n_vector if q is not None else 0, "t_": n_text if lucene else 0}
-            params.update(_search_expand_args(q, lucene, sizes, plan))
+            v_n = self._vector_fetch(flt, sizes["v_"]) if sizes["v_"] else 0
+            t_q = text_index_query(lucene, flt.scopes) if lucene else ""
+            params.update(_search_expand_args(q, t_q, sizes, v_n or _fetch_size(sizes["v_"]), plan))
             ask = _HoodAsk(flt, params["limit"], SIBLING_EDGES, True, where, params)
             redo: dict[str, Callable[[], list[tuple[str, float]]]] = {
                 "v_": lambda: self.vector_search(vector or [], n_vector, flt),
                 "t_": lambda: self.text_search(query, n_text, flt),
             }
-            cypher = _search_expand_query(where, vector=sizes["v_"] > 0, text=sizes["t_"] > 0)
+            cypher = _search_expand_query(
+                where, vector=sizes["v_"] > 0, text=sizes["t_"] > 0, exact=v_n is None
+            )
             return self._read(lambda tx: self._expansion(tx, cypher, sizes, redo, plan, ask))
 
         return self._guard("searching", run)
@@ -156,7 +169,7 @@ class Neo4jExpand(Neo4jSearch, Neo4jHood):
         fields: dict[str, RankFields] = {}
         lists: dict[str, list[tuple[str, float]]] = {}
         for prefix, n in sizes.items():
-            hits = _first_fetch(rec, prefix, n, fields) if n else []
+            hits = _first_fetch(rec, prefix, n, fields, ask.params[f"{prefix}n"]) if n else []
             lists[prefix] = redo[prefix]() if hits is None else hits
         by_vector, by_text = lists["v_"], lists["t_"]
         missing = [i for i, _ in by_vector + by_text if i not in fields]

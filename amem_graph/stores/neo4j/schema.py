@@ -16,6 +16,9 @@ META_LABEL: Final = "AmemMeta"
 META_ID: Final = "store"
 VECTOR_INDEX: Final = "memory_embedding"
 TEXT_INDEX: Final = "memory_text"
+#: the properties the full-text index covers (``schema.cypher``); an index without the scope
+#: (made by an earlier release) is rebuilt on connect
+TEXT_FIELDS: Final = ["search_terms", "scope"]
 #: seconds to wait for indexes to come ONLINE after creating them
 INDEX_WAIT_SECONDS: Final = 300
 _DELETE_CHUNK: Final = 10_000
@@ -68,6 +71,13 @@ class Neo4jSchema(Neo4jConnection):
 
         def run() -> None:
             with self._session() as session:
+                rec = session.run(
+                    "SHOW FULLTEXT INDEXES YIELD name, properties WHERE name = $name "
+                    "RETURN properties",
+                    {"name": TEXT_INDEX},
+                ).single()
+                if rec is not None and list(rec["properties"]) != TEXT_FIELDS:
+                    session.run(_cypher("DROP INDEX %I% IF EXISTS", I=TEXT_INDEX)).consume()
                 for statement in statements:
                     session.run(statement).consume()
                 session.run(

@@ -13,7 +13,14 @@ from amem_graph.core.errors import ValidationError
 from amem_graph.core.text import BM25_K1 as K1
 from amem_graph.stores.base import MemoryFilter, RankFields, SearchResult, search_by_parts
 from amem_graph.stores.neo4j.connection import _Reader
-from amem_graph.stores.neo4j.cypher import _RANK_FIELDS, _cypher, _filter_clause, lucene_query
+from amem_graph.stores.neo4j.cypher import (
+    _RANK_FIELDS,
+    _cypher,
+    _filter_clause,
+    lucene_query,
+    text_index_query,
+)
+from amem_graph.stores.neo4j.plan import ANN_MAX, ScopeCounts, first_vector_fetch
 from amem_graph.stores.neo4j.reads import Neo4jReads, _rank_fields
 from amem_graph.stores.neo4j.schema import TEXT_INDEX, VECTOR_INDEX, Neo4jSchema
 
@@ -30,8 +37,6 @@ _MIN_FETCH: Final = 32
 #: when the ANN index under-delivers and at most this many memories are admitted, score them
 #: all exactly instead of growing the ANN fetch
 _EXACT_MAX: Final = 20_000
-#: the ANN fetch never grows past this; beyond it the exact scan is used
-_ANN_MAX: Final = 16_384
 
 
 def _top(pairs: Iterable[tuple[str, float]], k: int) -> list[tuple[str, float]]:
@@ -56,13 +61,14 @@ def _fetch_size(n: int) -> int:
 
 
 def _first_fetch(
-    rec: Record, prefix: str, n: int, fields: dict[str, RankFields]
+    rec: Record, prefix: str, n: int, fields: dict[str, RankFields], asked: int | None = None
 ) -> list[tuple[str, float]] | None:
-    """The top n of a search path's first fetch (columns ``<prefix>raw``/``<prefix>hits``),
-    scaled by ``_PATH_SCALE``, their fields added to ``fields``; None when the filter starved
-    it and the index may hold more (the path must be redone with a growing fetch)."""
+    """The top n of a search path's first fetch of ``asked`` hits (default ``_fetch_size(n)``;
+    columns ``<prefix>raw``/``<prefix>hits``), scaled by ``_PATH_SCALE``, their fields added
+    to ``fields``; None when the filter starved it and the index may hold more (the path must
+    be redone with a growing fetch). An exact scan reports ``raw`` 0: it is never starved."""
     hits = _top(_collect_hits(rec[f"{prefix}hits"], fields, _PATH_SCALE[prefix]), n)
-    if len(hits) < n and rec[f"{prefix}raw"] >= _fetch_size(n):
+    if len(hits) < n and rec[f"{prefix}raw"] >= (asked or _fetch_size(n)):
         return None
     return hits
 
@@ -107,6 +113,17 @@ RETURN raw AS v_raw,
        [m IN admitted | [m.id, 2.0 * vector.similarity.cosine(m.embedding, $v_q) - 1.0,
                          %FIELDS%]] AS v_hits
 """
+#: ``search``'s vector part over a small selective scope: every admitted cosine (as
+#: ``_Q_VECTOR_EXACT``), the top ``$v_n`` with their ranking fields; complete, so never redone
+_Q_SEARCH_VECTOR_EXACT: Final = """
+MATCH (m:Memory)
+WHERE %FILTER% AND m.embedding IS NOT NULL
+WITH m, CASE WHEN m.embedding_is_zero THEN 0.0
+             ELSE 2.0 * vector.similarity.cosine(m.embedding, $v_q) - 1.0 END AS score
+ORDER BY score DESC, m.id
+LIMIT $v_n
+RETURN 0 AS v_raw, collect([m.id, score, %FIELDS%]) AS v_hits
+"""
 _Q_SEARCH_TEXT: Final = """
 CALL db.index.fulltext.queryNodes($t_index, $t_q, {limit: $t_n}) YIELD node AS m, score
 WITH count(*) AS raw, collect(CASE WHEN %FILTER% THEN [m.id, score, %FIELDS%] END) AS hits
@@ -132,6 +149,23 @@ class Neo4jSearch(Neo4jSchema, Neo4jReads):
         norm = float(np.linalg.norm(q))
         return None if norm == 0 else [float(v) for v in (q / norm).tolist()]
 
+    def _vector_fetch(self, flt: MemoryFilter, n: int) -> int | None:
+        """How many hits the vector index is first asked for to keep n under ``flt``; None
+        when the filter's scopes are few memories of a big store: scan them exactly."""
+        first = _fetch_size(n)
+        if flt.scopes is None:
+            return first
+        counts: ScopeCounts | None = self.__dict__.get("_scope_counts")
+        if counts is None:
+            counts = self.__dict__.setdefault("_scope_counts", ScopeCounts())
+
+        def count(query: LiteralString, params: dict[str, Any]) -> tuple[int, int]:
+            rec = self._read(lambda tx: tx.run(query, params).single(strict=True))
+            return int(rec["admitted"]), int(rec["total"])
+
+        admitted, total = counts.get(flt.scopes, count)
+        return first_vector_fetch(first, admitted, total)
+
     def vector_search(
         self, vector: Sequence[float], k: int, flt: MemoryFilter
     ) -> list[tuple[str, float]]:
@@ -150,7 +184,11 @@ class Neo4jSearch(Neo4jSchema, Neo4jReads):
                 return self._read(lambda tx: self._pairs(tx, query, params))
             params["q"] = q
             params["index"] = VECTOR_INDEX
-            return self._read(lambda tx: self._vector_search(tx, k, where, params))
+            first = self._vector_fetch(flt, k)
+            if first is None:
+                exact = _cypher(_Q_VECTOR_EXACT).replace("%FILTER%", where)
+                return self._read(lambda tx: self._pairs(tx, exact, params))
+            return self._read(lambda tx: self._vector_search(tx, k, where, params, first))
 
         return self._guard("searching vectors", run)
 
@@ -179,19 +217,24 @@ class Neo4jSearch(Neo4jSchema, Neo4jReads):
             fields: dict[str, RankFields] = {}
             calls: list[Callable[[], list[tuple[str, float]]]] = []
             if q is not None:
+                v_fetch = self._vector_fetch(flt, n_vector)
                 v_params = {**params, "v_q": q, "v_index": VECTOR_INDEX}
+                v_query = _Q_SEARCH_VECTOR if v_fetch is not None else _Q_SEARCH_VECTOR_EXACT
                 calls.append(
                     lambda: self._search_part(
-                        _Q_SEARCH_VECTOR, "v_", where, v_params, n_vector, fields,
+                        v_query, "v_", where, v_params, n_vector, fields,
                         lambda: self.vector_search(q, n_vector, flt),
+                        v_fetch or _fetch_size(n_vector),
                     )
                 )  # fmt: skip
             if lucene:
-                t_params = {**params, "t_q": lucene, "t_index": TEXT_INDEX}
+                t_q = text_index_query(lucene, flt.scopes)
+                t_params = {**params, "t_q": t_q, "t_index": TEXT_INDEX}
                 calls.append(
                     lambda: self._search_part(
                         _Q_SEARCH_TEXT, "t_", where, t_params, n_text, fields,
                         lambda: self.text_search(query, n_text, flt),
+                        _fetch_size(n_text),
                     )
                 )  # fmt: skip
             results = self._concurrently(calls)
@@ -213,15 +256,16 @@ class Neo4jSearch(Neo4jSchema, Neo4jReads):
         n: int,
         fields: dict[str, RankFields],
         redo: Callable[[], list[tuple[str, float]]],
+        asked: int,
     ) -> list[tuple[str, float]]:
         """One index path of ``search`` (its parameters and columns named with ``prefix``):
-        the top n admitted (id, scaled score), their fields added to ``fields``; ``redo``
-        when the filter starved the first fetch."""
+        the top n admitted (id, scaled score) of a first fetch of ``asked``, their fields
+        added to ``fields``; ``redo`` when the filter starved the first fetch."""
         cypher = template.replace("%FIELDS%", _RANK_FIELDS).replace("%FILTER%", where)
-        args = {**params, f"{prefix}n": _fetch_size(n)}
+        args = {**params, f"{prefix}n": asked}
         rec = self._read(lambda tx: tx.run(cypher, args).single(strict=True))
         found: dict[str, RankFields] = {}
-        hits = _first_fetch(rec, prefix, n, found)
+        hits = _first_fetch(rec, prefix, n, found, asked)
         if hits is None:
             hits = redo()
         fields.update(found)  # dict updates are atomic under the GIL
@@ -234,7 +278,7 @@ class Neo4jSearch(Neo4jSchema, Neo4jReads):
         return [(str(r["id"]), float(r["score"])) for r in tx.run(query, params)]
 
     def _vector_search(
-        self, tx: _Reader, k: int, where: LiteralString, params: dict[str, Any]
+        self, tx: _Reader, k: int, where: LiteralString, params: dict[str, Any], first: int
     ) -> list[tuple[str, float]]:
         """ANN with over-fetch, filter inside; exact scan of the admitted set when it starves.
 
@@ -243,7 +287,7 @@ class Neo4jSearch(Neo4jSchema, Neo4jReads):
         ties break by id, and scores match the embedded store's.
         """
         ann = _cypher(_Q_VECTOR_ANN).replace("%FILTER%", where)
-        n = max(k * _OVERFETCH, _MIN_FETCH)
+        n = max(k * _OVERFETCH, _MIN_FETCH, first)
         counted: int | None = None
         while True:
             rec = tx.run(ann, {**params, "n": n}).single(strict=True)
@@ -259,9 +303,9 @@ class Neo4jSearch(Neo4jSchema, Neo4jReads):
                     return _top(hits, k)
                 if counted <= _EXACT_MAX:
                     break
-            if n >= _ANN_MAX:
+            if n >= ANN_MAX:
                 break
-            n = min(n * 4, _ANN_MAX)
+            n = min(n * 4, ANN_MAX)
         exact = _cypher(_Q_VECTOR_EXACT).replace("%FILTER%", where)
         return self._pairs(tx, exact, params)
 
@@ -291,7 +335,7 @@ class Neo4jSearch(Neo4jSchema, Neo4jReads):
         if not lucene or k <= 0:
             return []
         where, params = _filter_clause(flt)
-        params.update({"index": TEXT_INDEX, "q": lucene})
+        params.update({"index": TEXT_INDEX, "q": text_index_query(lucene, flt.scopes)})
         cypher = _cypher(_Q_TEXT).replace("%FILTER%", where)
 
         def read(tx: _Reader) -> list[tuple[str, float]]:
@@ -304,3 +348,23 @@ class Neo4jSearch(Neo4jSchema, Neo4jReads):
                 n *= 4
 
         return self._guard("searching text", lambda: self._read(read))
+
+    def raw_text_query(self, query: str, k: int) -> list[tuple[str, float]]:
+        """A bare ``db.index.fulltext.queryNodes`` call (no filter), for benchmarks: the text
+        half of recall's floor."""
+        lucene = lucene_query(query)
+        if not lucene or k <= 0:
+            return []
+        params = {"index": TEXT_INDEX, "n": int(k), "q": text_index_query(lucene, None)}
+
+        def read(tx: _Reader) -> list[tuple[str, float]]:
+            return [
+                (str(r["id"]), float(r["score"]) * _BM25_SCALE)
+                for r in tx.run(
+                    "CALL db.index.fulltext.queryNodes($index, $q, {limit: $n}) "
+                    "YIELD node, score RETURN node.id AS id, score",
+                    params,
+                )
+            ]
+
+        return self._guard("searching the text index", lambda: self._read(read))

@@ -1,0 +1,140 @@
+"""Scoped recall among many tenants beside unscoped recall on a store of one tenant's size.
+
+    python bench/bench_scope.py --tenants 100 --size 1000                 # embedded store
+    python bench/bench_scope.py --tenants 10 --size 10000 --neo4j URI --no-local
+
+The big store holds ``tenants`` scopes of ``size`` memories each; a recall names one scope, so
+it admits 1/tenants of the store. Its baseline is the same recall on a store that holds one
+tenant only (``size`` memories, the same texts as tenant 0), the floor a scoped recall should
+reach whatever else the store holds. Goal: scoped p95 <= 1.2 x the baseline's p95.
+
+Embedded: both stores are open at once and timed in alternating blocks (``alternate``).
+Neo4j Community has one database, so the small store is loaded and timed, then the big one,
+then the small one again; the baseline is the median of both small runs (it brackets the big
+one in time, so a change in the machine's load shows as a gap between them, which is printed).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import tempfile
+from pathlib import Path
+
+import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # this checkout, not an install
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from bench_store import BATCH, Side, alternate, ingest, ratios
+from common import LookupEmbedder, corpus, items, median, pct
+
+from amem_graph import MemoryGraph
+from amem_graph.stores.neo4j.store import Neo4jStore
+
+QUERIES = 100
+
+
+class Tenants:
+    """``tenants`` x ``size`` memories (scope ``t<j>`` for rows j*size..), queries per tenant."""
+
+    def __init__(self, tenants: int, size: int, queries: int) -> None:
+        n = tenants * size
+        texts, vectors = corpus(n)
+        self.size, self.tenants = size, tenants
+        self.rows = items(texts)
+        for i, row in enumerate(self.rows):
+            row["scope"] = f"t{i // size}"
+        rng = np.random.default_rng(n + 1)
+        self.scopes = [f"t{j}" for j in rng.integers(0, tenants, queries)]
+        picks = [int(s[1:]) * size + int(rng.integers(0, size)) for s in self.scopes]
+        # the baseline asks tenant 0 the same words at the same offsets
+        self.qtexts = [" ".join(texts[i].split()[2:5]) + f" q{j}" for j, i in enumerate(picks)]
+        self.base_qtexts = [
+            " ".join(texts[i - int(s[1:]) * size].split()[2:5]) + f" b{j}"
+            for j, (i, s) in enumerate(zip(picks, self.scopes, strict=True))
+        ]
+        qvecs = rng.standard_normal((2 * queries, vectors.shape[1])).astype(np.float32)
+        qvecs /= np.linalg.norm(qvecs, axis=1, keepdims=True)
+        self.embedder = LookupEmbedder(
+            texts + self.qtexts + self.base_qtexts, np.vstack([vectors, qvecs])
+        )
+
+    @property
+    def small_rows(self) -> list[dict[str, object]]:
+        """Tenant 0 alone: the store of one scope's size."""
+        return self.rows[: self.size]
+
+    def scoped(self, mg: MemoryGraph, k: int) -> Side:
+        return lambda i: mg.recall(self.qtexts[i], k=k, scope=self.scopes[i])
+
+    def baseline(self, mg: MemoryGraph, k: int) -> Side:
+        return lambda i: mg.recall(self.base_qtexts[i], k=k, scope="t0")
+
+
+def line(name: str, w: Tenants, scoped: list[float], base: list[float], extra: str = "") -> None:
+    print(
+        f"{name:6} {w.tenants} tenants x {w.size}: scoped recall p50 {median(scoped):6.2f} ms "
+        f"p95 {pct(scoped, 95):6.2f} ms | one-tenant store p50 {median(base):6.2f} ms p95 "
+        f"{pct(base, 95):6.2f} ms | {ratios(scoped, base)}{extra}",
+        flush=True,
+    )
+
+
+def bench_local(w: Tenants, k: int, queries: int) -> None:
+    with (
+        tempfile.TemporaryDirectory() as tmp,
+        MemoryGraph.open(f"{tmp}/big.db", embedder=w.embedder) as big,
+        MemoryGraph.open(f"{tmp}/small.db", embedder=w.embedder) as small,
+    ):
+        rate = ingest(big, w.rows)
+        ingest(small, w.small_rows)
+        scoped, base = alternate([w.scoped(big, k), w.baseline(small, k)], queries)
+    line("local", w, scoped, base, f" | ingest {rate:.0f} mem/s")
+
+
+def _neo4j_run(store: Neo4jStore, w: Tenants, rows: list[dict[str, object]]) -> MemoryGraph:
+    store.wipe()
+    mg = MemoryGraph(store, w.embedder)
+    for start in range(0, len(rows), BATCH):
+        mg.remember_many(rows[start : start + BATCH])
+    return mg
+
+
+def bench_neo4j(w: Tenants, k: int, queries: int, uri: str) -> None:
+    store = Neo4jStore.connect(uri)
+    try:
+        runs: dict[str, list[list[float]]] = {"small": [], "big": []}
+        for phase in ("small", "big", "small"):
+            mg = _neo4j_run(store, w, w.small_rows if phase == "small" else w.rows)
+            side = w.baseline(mg, k) if phase == "small" else w.scoped(mg, k)
+            runs[phase].append(alternate([side], queries)[0])
+        first, second = runs["small"]
+        base = first + second
+        gap = f" | the two one-tenant runs: p95 {pct(first, 95):.2f} / {pct(second, 95):.2f} ms"
+        line("neo4j", w, runs["big"][0], base, gap)
+        store.wipe()
+    finally:
+        store.close()
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--tenants", type=int, default=100)
+    parser.add_argument("--size", type=int, default=1000, help="memories per tenant")
+    parser.add_argument("--neo4j", default=None, help="bolt URI; the database is wiped")
+    parser.add_argument("--no-local", action="store_true", help="skip the embedded store")
+    parser.add_argument("--k", type=int, default=10)
+    parser.add_argument("--queries", type=int, default=QUERIES)
+    args = parser.parse_args()
+    print(f"k={args.k} queries={args.queries} cpus={os.cpu_count()}", flush=True)
+    w = Tenants(args.tenants, args.size, args.queries)
+    if not args.no_local:
+        bench_local(w, args.k, args.queries)
+    if args.neo4j:
+        bench_neo4j(w, args.k, args.queries, args.neo4j)
+
+
+if __name__ == "__main__":
+    main()
