@@ -32,7 +32,8 @@
 //   (:Agent)          id, name, ...            an agent that writes and reads memories
 //   (:Task)           id, scope, ...           a unit of work
 //   (:Episode)        id, agent, task, scope, started_at, ended_at
-//   (:Outcome)        id, episode, success BOOLEAN, score FLOAT, detail, at
+//   (:Outcome)        id, episode, success BOOLEAN, score FLOAT, detail, at,
+//                     used LIST<STRING> (absent when the agent did not say)
 //   (:Source)         id, uri
 //   (:Retraction)     id, ...                  a retraction and its reason
 //   (:MemoryVersion)  id, ...                  an earlier version of an evolved memory
@@ -48,6 +49,7 @@
 //   (:Episode)-[:PART_OF]->(:Task)
 //   (:Episode)-[:READ]->(:Memory)               one per recall hit: key, rank, score, query, at
 //   (:Episode)-[:RESULTED_IN]->(:Outcome)
+//   (:Outcome)-[:CREDITED]->(:Memory)          credit, basis ('used'|'top'|'read')
 //   (:Memory)-[:LINKED]->(:Memory)              evolution links, weight
 //   (:Memory)-[:HAS_VERSION]->(:MemoryVersion)
 //   (:MemoryVersion)-[:CAUSED_BY]->(:Memory)
