@@ -19,6 +19,7 @@ from amem_graph.core.models import Hit, Memory, PathStep, Signal
 from amem_graph.core.schema import MEMORY, NODE_LABELS, OUTCOME
 from amem_graph.provenance.audit import AuditEvent
 from amem_graph.provenance.retraction import RestoreReport, RetractionReport
+from amem_graph.provenance.suspects import Suspect
 from amem_graph.provenance.trace import Impact, ProvenanceGraph, Trace
 
 if TYPE_CHECKING:  # the analyst module pulls in the Neo4j driver; only its types are needed
@@ -342,6 +343,32 @@ def restore_table(report: RestoreReport) -> Table:
     table.add_row("restored at", report.restored_at.isoformat())
     table.add_row(Text("back to their own status", style="green"), _ids(report.restored))
     table.add_row(Text("still held by another retraction", style="yellow"), _ids(report.held))
+    return table
+
+
+def suspects_table(suspects: Sequence[Suspect]) -> Table:
+    """Failure suspects, most suspicious first, with their evidence."""
+    kind = suspects[0].kind if suspects else "memory"
+    table = Table(title=f"Failure suspects ({kind})", title_justify="left")
+    table.add_column("#", justify="right")
+    table.add_column("id", no_wrap=True)
+    table.add_column("suspicion", justify="right")
+    table.add_column("failures", justify="right")
+    table.add_column("successes", justify="right")
+    table.add_column("failed episodes", justify="right")
+    table.add_column("agent" if kind == "memory" else "memories")
+    table.add_column("content" if kind == "memory" else "episodes", ratio=1)
+    for i, s in enumerate(suspects, start=1):
+        table.add_row(
+            str(i),
+            Text(s.id),
+            f"{s.suspicion:.3f}",
+            f"{s.failures:g}",
+            f"{s.successes:g}",
+            str(len(s.failed_episodes)),
+            _cell(s.agent) if kind == "memory" else _ids(s.memory_ids),
+            Text(snippet(s.content or "")) if kind == "memory" else _ids(s.failed_episodes),
+        )
     return table
 
 
