@@ -18,6 +18,8 @@ from amem_graph.core.models import Agent, Episode, Explanation, Hit, Memory, Out
 from amem_graph.embeddings import Embedder, HashingEmbedder, LangChainEmbedder, MiniLMEmbedder
 from amem_graph.memory.episode import EpisodeSession
 from amem_graph.memory.graph import MemoryGraph
+from amem_graph.provenance.credit import CreditPolicy
+from amem_graph.provenance.suspects import Suspect
 
 __version__ = "0.1.0"
 
@@ -25,6 +27,7 @@ __all__ = [
     "Agent",
     "AmemGraphError",
     "ConflictError",
+    "CreditPolicy",
     "Embedder",
     "EmbedderMismatchError",
     "Episode",
@@ -43,6 +46,7 @@ __all__ = [
     "Signal",
     "StoreError",
     "StoreUnavailableError",
+    "Suspect",
     "ValidationError",
     "__version__",
 ]

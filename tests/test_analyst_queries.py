@@ -166,7 +166,12 @@ def test_bind_validates_names_requirements_and_types() -> None:
         bind(query, {"agent": "bob", "since": "last tuesday"})
     with pytest.raises(ValidationError, match="expected an integer"):
         bind(load_query("failure_suspects"), {"limit": "ten"})
-    assert bind(load_query("failure_suspects"), {"limit": "5"}) == {"limit": 5}
+    assert bind(load_query("failure_suspects"), {"limit": "5", "withdrawn": "yes"}) == {
+        "limit": 5,
+        "z": 1.0,
+        "scope": None,
+        "withdrawn": True,
+    }
 
 
 def test_parse_assignments() -> None:
@@ -341,13 +346,22 @@ def check_memories_by_agent(seeded: Seeded) -> None:
 
 @expects("failure_suspects")
 def check_failure_suspects(seeded: Seeded) -> None:
-    rows = seeded.run("failure_suspects")
+    rows = seeded.run("failure_suspects", withdrawn=True)
     assert [(r["memory_id"], r["failed_episodes"], r["episode_ids"]) for r in rows] == [
         ("poison", 2, ["ep-reader1", "ep-reader3"]),
         ("derived2", 1, ["ep-reader2"]),
     ]
     assert (rows[0]["failure_credit"], rows[0]["confidence"]) == (2.0, 0.25)
-    assert [r["memory_id"] for r in seeded.run("failure_suspects", limit=1)] == ["poison"]
+    assert (rows[0]["author_failures"], rows[0]["agent"]) == (2.0, "mallory")
+    assert rows[0]["suspicion"] > rows[1]["suspicion"] > 0
+    assert seeded.run("failure_suspects") == [], "both are retracted: nothing active to propose"
+    assert [r["memory_id"] for r in seeded.run("failure_suspects", limit=1, withdrawn=True)] == [
+        "poison"
+    ]
+    api = seeded.mg.failure_suspects(include=("active", "quarantined", "retracted"))
+    assert [(s.id, s.suspicion) for s in api] == [
+        (r["memory_id"], pytest.approx(r["suspicion"])) for r in rows
+    ]
 
 
 @expects("agent_trust")

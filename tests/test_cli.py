@@ -7,6 +7,7 @@ assertions are about what was stored, not only about what was printed.
 from __future__ import annotations
 
 import json
+import shlex
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -14,7 +15,7 @@ from typing import Any
 import pytest
 from click.testing import CliRunner, Result
 from conftest import neo4j_uri, open_neo4j_store
-from poisoning import EVIL_SOURCE, World, build
+from poisoning import EVIL_SOURCE, World, build, read_exactly
 from poisoning import statuses as poisoning_statuses
 
 from amem_graph import HashingEmbedder, MemoryGraph, StoreError
@@ -795,3 +796,42 @@ def test_import_re_embed_moves_a_graph_to_another_model(tmp_path: Path) -> None:
     assert kept.exit_code == 0, kept.output
     with MemoryGraph.open(tmp_path / "kept.db", embedder=HashingEmbedder(64)) as mg:
         assert mg.store.embedder_info() == ("hashing-64", 64)  # without --re-embed: the file's
+
+
+# -- suspects -----------------------------------------------------------------------------
+
+
+def test_suspects_rank_the_poison_first_and_only_propose_its_retraction(
+    amem: Amem, db: Path, poisoned: World
+) -> None:
+    with MemoryGraph.open(db, embedder="hashing") as mg, mg.episode("dave", id="ep-3") as ep:
+        read_exactly(ep, "zebra quartz protocol", poisoned.poison)
+        ep.outcome(success=False)
+    before = statuses_in(db)
+    found = as_json(amem, "suspects")
+    ranked = [(s["id"], s["failures"], s["failed_episodes"]) for s in found["suspects"]]
+    assert ranked == [
+        (poisoned.poison, 2.0, ["ep-3", poisoned.reader1]),
+        (poisoned.derived2, 1.0, [poisoned.reader2]),
+    ]
+    proposal = found["proposal"]
+    assert proposal["command"].startswith(f"amem retract {poisoned.poison} --reason ")
+    assert proposal["dry_run"]["dry_run"] is True
+    assert poisoned.poison in proposal["dry_run"]["retracted"]
+    assert statuses_in(db) == before, "suspects must never retract"
+    shown = ok(amem("suspects")).stdout
+    assert "Proposed (not run): amem retract poison" in shown
+    assert "dry run: nothing was changed" in shown
+    by_agent = as_json(amem, "suspects", "--by", "agent")
+    assert by_agent["suspects"][0]["id"] == "mallory"
+    assert "--agent mallory" in by_agent["proposal"]["command"]
+    # the proposal is a command that works as printed
+    ok(amem(*shlex.split(proposal["command"])[1:]))
+    assert statuses_in(db)[poisoned.poison] == "retracted"
+    assert as_json(amem, "suspects")["suspects"] == [], "both suspects are now retracted"
+
+
+def test_suspects_on_a_store_without_failures_propose_nothing(amem: Amem) -> None:
+    ok(amem("add", "a quiet note", "--agent", "ops"))
+    assert as_json(amem, "suspects") == {"suspects": [], "proposal": None}
+    assert "nothing to propose" in ok(amem("suspects")).stdout

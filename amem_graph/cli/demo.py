@@ -2,10 +2,11 @@
 
 A researcher reads docs and writes findings (one derived from a dubious forum post); a
 deployer recalls them in two episodes, one that succeeds and one that fails, and the outcome
-credit moves the confidence of what it read. The story ends on the provenance of the bad
-finding; then an analyst retracts the forum post it rests on, with cascade, shows recall no
-longer returns it or what derives from it, and restores it. Each step is a separate function
-in ``STEPS``, so more can be appended without touching the others.
+credit moves the confidence of the memory it acted on (the summary's ``confidence``), not of
+what it only read. The story ends on the provenance of the bad finding; then an analyst
+retracts the forum post it rests on, with cascade, shows recall no longer returns it or what
+derives from it, and restores it. Each step is a separate function in ``STEPS``, so more can
+be appended without touching the others.
 
 Every run uses fresh ids and its own scope, so re-running on a kept store tells the same story.
 Step 4 also draws the lineage it shows into a PNG (``run_demo(picture=...)``; the CLI's default
@@ -216,23 +217,25 @@ def run_deployment(mg: MemoryGraph, console: Console, state: DemoState, plan: De
         state.written[f"action-{plan.label}"] = ep.remember(
             plan.action, kind="episodic", id=state.new_id(f"action-{plan.label}")
         ).id
-        ep.outcome(success=plan.success, detail=plan.detail)
-    after = {mid: mg.get(mid).confidence for mid in before}
+        used = hits[0].memory.id  # the deployer follows the top hit; the other was only read
+        ep.outcome(success=plan.success, detail=plan.detail, used=[used])
+    moves = {mid: {"before": before[mid], "after": mg.get(mid).confidence} for mid in before}
     state.episodes[plan.label] = episode
     state.hits[plan.label] = list(before)
-    state.confidence[plan.label] = {
-        mid: {"before": before[mid], "after": after[mid]} for mid in before
-    }
-    console.print(_credit_table(mg, plan, state.confidence[plan.label]))
+    state.confidence[plan.label] = {used: moves[used]}
+    console.print(_credit_table(mg, plan, moves, used))
 
 
-def _credit_table(mg: MemoryGraph, plan: Deployment, moves: dict[str, dict[str, float]]) -> Table:
+def _credit_table(
+    mg: MemoryGraph, plan: Deployment, moves: dict[str, dict[str, float]], used: str
+) -> Table:
     verdict = "[green]success[/]" if plan.success else "[red]failure[/]"
     table = Table(
         title=f"Deployer read for “{plan.query}” → {verdict}: {plan.detail}",
         title_justify="left",
     )
-    table.add_column("read", no_wrap=True)
+    table.add_column("recalled", no_wrap=True)
+    table.add_column("", no_wrap=True)
     table.add_column("by", no_wrap=True)
     table.add_column("confidence", justify="right", no_wrap=True)
     table.add_column("content")
@@ -241,28 +244,30 @@ def _credit_table(mg: MemoryGraph, plan: Deployment, moves: dict[str, dict[str, 
         delta = move["after"] - move["before"]
         arrow = "↑" if delta > 0 else "↓" if delta < 0 else "="
         change = f"{move['before']:.2f} → {move['after']:.2f} {arrow}"
-        table.add_row(Text(mid), Text(m.agent or "—"), change, Text(snippet(m.content, 72)))
+        role = "used" if mid == used else "read"
+        table.add_row(Text(mid), role, Text(m.agent or "—"), change, Text(snippet(m.content, 72)))
     return table
 
 
 def step_deploy_success(mg: MemoryGraph, console: Console, state: DemoState) -> None:
-    """The deployer follows the rollout finding and succeeds: what it read gains confidence."""
+    """The deployer follows the rollout finding and succeeds: what it used gains confidence."""
     _header(
         console,
         "2 · deployer rolls out v1.4",
         "In an episode the deployer recalls (each hit becomes a READ edge), acts, and records "
-        "the outcome. Success credits every memory it read, weighted by rank.",
+        "the outcome with what it used. Success credits the memory it acted on, not the others "
+        "it read.",
     )
     run_deployment(mg, console, state, GOOD_DEPLOY)
 
 
 def step_deploy_failure(mg: MemoryGraph, console: Console, state: DemoState) -> None:
-    """The deployer follows the forum-based cost tip and fails: what it read loses confidence."""
+    """The deployer follows the forum-based cost tip and fails: what it used loses confidence."""
     _header(
         console,
         "3 · deployer tries to cut costs",
         "A second episode recalls the cost tip, shrinks the pool, and the service falls over. "
-        "The failure lowers the confidence of what this episode read.",
+        "The failure lowers the confidence of the tip it acted on, and nothing else.",
     )
     run_deployment(mg, console, state, BAD_DEPLOY)
 

@@ -1,15 +1,18 @@
-"""``amem trace / impact / retract / restore / audit / forget``: the provenance API on the
-command line.
+"""``amem trace / impact / retract / restore / audit / forget / suspects``: the provenance
+API on the command line.
 
 Each command is "call the facade, then render"; none embeds text, so none loads a model.
 """
 
 from __future__ import annotations
 
+import shlex
 from datetime import datetime
 from pathlib import Path
+from typing import Any
 
 import click
+from rich.console import Console
 
 from amem_graph.cli import render
 from amem_graph.cli.support import ISO_TIME, Settings, emit, err_console, graph, pass_settings
@@ -200,4 +203,66 @@ def forget(
     )
 
 
-COMMANDS: tuple[click.Command, ...] = (trace, impact, retract, restore, audit, forget)
+@click.command()
+@click.option(
+    "--by",
+    type=click.Choice(["memory", "agent"]),
+    default="memory",
+    show_default=True,
+    help="Rank memories, or the agents that wrote them.",
+)
+@click.option("--limit", type=click.IntRange(min=1), default=10, show_default=True)
+@click.option("--scope", help="Only memories in this scope (default: every scope).")
+@click.option("--reason", help="Reason for the proposed retraction (default: the evidence).")
+@pass_settings
+def suspects(
+    settings: Settings, by: str, limit: int, scope: str | None, reason: str | None
+) -> None:
+    """The memories (or, --by agent, authors) most implicated in failed outcomes, most
+    suspicious first, and a proposed retraction of the top one, shown as a dry run.
+
+    It never retracts: run the printed `amem retract ...` to take the suspect back.
+    """
+    with graph(settings, existing=True, embeds=False) as mg:
+        found = mg.failure_suspects(
+            by="agent" if by == "agent" else "memory", limit=limit, scope=scope
+        )
+        proposal: dict[str, Any] | None = None
+        if found:
+            top = found[0]
+            why = reason or (
+                f"failure suspect: {top.failures:g} failure credit over "
+                f"{len(top.failed_episodes)} failed episode(s)"
+            )
+            if by == "agent":
+                report = mg.retract(agent=top.id, reason=why, dry_run=True)
+                command = ["amem", "retract", "--agent", top.id, "--reason", why]
+            else:
+                report = mg.retract(top.id, reason=why, dry_run=True)
+                command = ["amem", "retract", top.id, "--reason", why]
+            proposal = {"command": shlex.join(command), "dry_run": report}
+
+    def show(console: Console) -> None:
+        console.print(render.suspects_table(found))
+        if proposal is None:
+            console.print("No failed outcome has charged any memory: nothing to propose.")
+            return
+        console.print(f"Proposed (not run): [bold]{proposal['command']}[/]")
+        console.print(render.retraction_table(proposal["dry_run"]))
+
+    emit(
+        settings,
+        {
+            "suspects": [s.model_dump(mode="json") for s in found],
+            "proposal": None
+            if proposal is None
+            else {
+                "command": proposal["command"],
+                "dry_run": proposal["dry_run"].model_dump(mode="json"),
+            },
+        },
+        show,
+    )
+
+
+COMMANDS: tuple[click.Command, ...] = (trace, impact, retract, restore, audit, forget, suspects)

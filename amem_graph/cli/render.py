@@ -24,6 +24,7 @@ from amem_graph.memory import (
     ProvenanceGraph,
     RestoreReport,
     RetractionReport,
+    Suspect,
     Trace,
 )
 
@@ -411,6 +412,32 @@ def records_table(
                 table.add_row(name, _cell(value))
     if not rows:
         table.add_row(Text("(none)", style="dim"), *[""] * (len(table.columns) - 1))
+    return table
+
+
+def suspects_table(suspects: Sequence[Suspect]) -> Table:
+    """Failure suspects, most suspicious first, with their evidence."""
+    kind = suspects[0].kind if suspects else "memory"
+    table = Table(title=f"Failure suspects ({kind})", title_justify="left")
+    table.add_column("#", justify="right")
+    table.add_column("id", no_wrap=True)
+    table.add_column("suspicion", justify="right")
+    table.add_column("failures", justify="right")
+    table.add_column("successes", justify="right")
+    table.add_column("failed episodes", justify="right")
+    table.add_column("agent" if kind == "memory" else "memories")
+    table.add_column("content" if kind == "memory" else "episodes", ratio=1)
+    for i, s in enumerate(suspects, start=1):
+        table.add_row(
+            str(i),
+            Text(s.id),
+            f"{s.suspicion:.3f}",
+            f"{s.failures:g}",
+            f"{s.successes:g}",
+            str(len(s.failed_episodes)),
+            _cell(s.agent) if kind == "memory" else _ids(s.memory_ids),
+            Text(snippet(s.content or "")) if kind == "memory" else _ids(s.failed_episodes),
+        )
     return table
 
 

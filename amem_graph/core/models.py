@@ -221,6 +221,9 @@ class Agent(BaseModel):
     trust: float = 0.5
     memory_count: int = 0
     trust_by_scope: dict[str, float] = Field(default_factory=dict)
+    #: the outcome credit its memories received, which trust is the posterior of
+    successes: float = 0.0
+    failures: float = 0.0
 
 
 class Task(BaseModel):
@@ -242,7 +245,7 @@ class Episode(BaseModel):
 
 
 class Outcome(BaseModel):
-    """How an episode ended; drives confidence of the memories it read."""
+    """How an episode ended; drives confidence of the memories it used."""
 
     id: str
     episode: str
@@ -250,6 +253,8 @@ class Outcome(BaseModel):
     score: float | None = None
     detail: str = ""
     at: datetime
+    #: the memories the agent said it acted on (sorted); None when it did not say
+    used: list[str] | None = None
 
 
 class Signal(BaseModel):
@@ -267,12 +272,29 @@ class PathStep(BaseModel):
     target: str
 
 
+class ConfidenceShift(BaseModel):
+    """How a hit's outcome record moved it: its counts, their posterior, and the factor its
+    relevance was scaled by (1 with no outcomes; the hit's relevance signals show the scaled
+    values and ranks, see ``recall/confidence.py``)."""
+
+    successes: float
+    failures: float
+    #: posterior mean and the optimistic bound recall ranks on
+    mean: float
+    bound: float
+    factor: float
+    #: the fused score and the rank the hit would have had without its confidence
+    unadjusted: float
+    rank_without: int
+
+
 class Explanation(BaseModel):
     """Why a hit was returned: every signal, the fused score and, for expansion, the path."""
 
     signals: dict[str, Signal] = Field(default_factory=dict)
     fused: float = 0.0
     path: list[PathStep] = Field(default_factory=list)
+    confidence: ConfidenceShift | None = None
 
 
 class Hit(BaseModel):

@@ -36,7 +36,8 @@
 //   (:Agent)          id, name, ...            an agent that writes and reads memories
 //   (:Task)           id, scope, ...           a unit of work
 //   (:Episode)        id, agent, task, scope, started_at, ended_at
-//   (:Outcome)        id, episode, success BOOLEAN, score FLOAT, detail, at
+//   (:Outcome)        id, episode, success BOOLEAN, score FLOAT, detail, at,
+//                     used LIST<STRING> (absent when the agent did not say)
 //   (:Source)         id, uri
 //   (:Retraction)     id, ...                  a retraction and its reason
 //   (:MemoryVersion)  id ('<memory id>@<version>'), memory, version INTEGER, kind ('evolve'|
@@ -57,6 +58,7 @@
 //   (:Episode)-[:PART_OF]->(:Task)
 //   (:Episode)-[:READ]->(:Memory)               one per recall hit: key, rank, score, query, at
 //   (:Episode)-[:RESULTED_IN]->(:Outcome)
+//   (:Outcome)-[:CREDITED]->(:Memory)           credit, basis ('used'|'top'|'read')
 //   (:Memory)-[:LINKED]->(:Memory)              note links: reason, weight, at, by ('llm'|'offline')
 //   (:Memory)-[:HAS_VERSION]->(:MemoryVersion)  a stored state of the memory's note
 //   (:MemoryVersion)-[:CAUSED_BY]->(:Memory)    the memory whose arrival evolved the note

@@ -7,6 +7,7 @@ from amem_graph.memory.episode import EpisodeSession
 from amem_graph.memory.graph import MemoryGraph
 from amem_graph.provenance.audit import AUDIT_KINDS, AuditEvent
 from amem_graph.provenance.retraction import RestoreReport, RetractionPolicy, RetractionReport
+from amem_graph.provenance.suspects import Suspect
 from amem_graph.provenance.trace import Impact, ProvenanceGraph, Trace
 from amem_graph.provenance.training_data import TrainingRow
 
@@ -20,6 +21,7 @@ __all__ = [
     "RestoreReport",
     "RetractionPolicy",
     "RetractionReport",
+    "Suspect",
     "Trace",
     "TrainingRow",
 ]

@@ -105,6 +105,20 @@ class EpisodeSession:
         fields.setdefault("scope", self.scope)
         return self.graph.remember(content, episode=self.id, **fields)
 
-    def outcome(self, *, success: bool, score: float | None = None, detail: str = "") -> Outcome:
-        """Record the episode's outcome and credit the memories it read."""
-        return self.graph.record_outcome(self.id, success=success, score=score, detail=detail)
+    def outcome(
+        self,
+        *,
+        success: bool,
+        score: float | None = None,
+        detail: str = "",
+        used: Sequence[str] | None = None,
+    ) -> Outcome:
+        """Record the episode's outcome and credit the memories it acted on.
+
+        ``used`` names them (each must be a memory this episode recalled); they get full
+        credit and what was only read gets none. Without it, each recall's top hit is taken
+        as used (``MemoryGraph.credit_policy`` sets both rules).
+        """
+        return self.graph.record_outcome(
+            self.id, success=success, score=score, detail=detail, used=used
+        )

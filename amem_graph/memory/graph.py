@@ -29,23 +29,23 @@ from amem_graph.core.models import (
     valid_name,
     valid_time,
 )
-from amem_graph.core.schema import AGENT, EPISODE, MEMORY_STATUSES, SOURCE, source_id
+from amem_graph.core.schema import AGENT, MEMORY_STATUSES, SOURCE, source_id
 from amem_graph.embeddings import Embedder, resolve_embedder
 from amem_graph.memory.episode import EpisodeSession
 from amem_graph.memory.notes import NoteMethods
 from amem_graph.memory.vectors import CheckedEmbedder
 from amem_graph.notes.pipeline import NoteLayer
-from amem_graph.provenance import retraction
+from amem_graph.provenance import credit, retraction, suspects
 from amem_graph.provenance import trace as provenance
 from amem_graph.provenance.audit import (
     AUDIT_KINDS,
     AuditEvent,
     query_events,
 )
-from amem_graph.provenance.credit import outcome_batch
 from amem_graph.provenance.integrity import CheckReport, check_store
 from amem_graph.provenance.retraction import RestoreReport, RetractionPolicy, RetractionReport
 from amem_graph.provenance.scoped import agent_in_scopes, scoped_impact, scoped_trace
+from amem_graph.provenance.suspects import Suspect, SuspectKind
 from amem_graph.provenance.trace import Impact, Trace
 from amem_graph.provenance.training_data import TrainingRow, training_rows, write_jsonl
 from amem_graph.recall.retriever import HybridRetriever
@@ -115,6 +115,8 @@ class MemoryGraph(NoteMethods):
         self.retriever = HybridRetriever(store, self.embedder, self.config.retrieval)
         #: what a cascading ``retract`` does beyond its targets, unless the call passes a policy
         self.retraction_policy = RetractionPolicy()
+        #: how an outcome's credit is shared among what its episode read
+        self.credit_policy = credit.CreditPolicy()
 
     @classmethod
     def open(
@@ -385,16 +387,24 @@ class MemoryGraph(NoteMethods):
         score: float | None = None,
         detail: str = "",
         at: datetime | None = None,
+        used: Sequence[str] | None = None,
     ) -> Outcome:
-        """Record how an episode ended (once; a repeat with the same values is a no-op) and
-        credit the memories it read."""
-        valid_name(episode_id, "episode")
-        if episode_id not in self.store.get_nodes(EPISODE, [episode_id]):
-            raise NotFoundError(f"no episode {episode_id!r}")
-        when = utcnow() if at is None else valid_time(at, "at")
-        batch, outcome = outcome_batch(self.store, episode_id, success, score, detail, when)
-        self.store.apply(batch)
-        return outcome
+        """Record how an episode ended and credit the memories it acted on: ``used`` (ids it
+        read), or by default each recall's top hit; ``self.credit_policy`` says how much.
+
+        Once per episode, even under races: a repeat with the same values returns the stored
+        outcome, a differing one raises ``ConflictError``.
+        """
+        return credit.record_outcome(
+            self.store,
+            episode_id,
+            success=success,
+            score=score,
+            detail=detail,
+            at=_optional_time(at, "at") or utcnow(),
+            used=used,
+            policy=self.credit_policy,
+        )
 
     def agent(self, agent_id: str, *, scope: str | None = None) -> Agent:
         """An agent with its trust: the Beta posterior over the credit its memories got, over
@@ -403,6 +413,30 @@ class MemoryGraph(NoteMethods):
         if node is None:
             raise NotFoundError(f"no agent {agent_id!r}")
         return agent_in_scopes(self.store, node, _optional_name(scope, "scope"))
+
+    def failure_suspects(
+        self,
+        *,
+        by: SuspectKind = "memory",
+        limit: int = 20,
+        scope: str | None = None,
+        include: Sequence[str] = ("active",),
+    ) -> list[Suspect]:
+        """The memories (``by="agent"``: authors) most implicated in failed outcomes, most
+        suspicious first (``provenance/suspects.py``). It only points: see what taking one
+        back would do with ``retract(..., dry_run=True)``."""
+        if by not in ("memory", "agent"):
+            raise ValidationError(f"by must be 'memory' or 'agent', got {by!r}")
+        if isinstance(limit, bool) or not isinstance(limit, int) or limit < 1:
+            raise ValidationError(f"limit must be a positive integer, got {limit!r}")
+        return suspects.failure_suspects(
+            self.store,
+            by=by,
+            limit=limit,
+            scope=_optional_name(scope, "scope"),  # None: every scope
+            statuses=self.memory_filter(include=include).statuses,  # checked there
+            z=self.config.retrieval.confidence_bound,
+        )
 
     # -- provenance, retraction, audit -----------------------------------------------------
 

@@ -95,10 +95,14 @@ def agent_in_scopes(store: GraphStore, node: Node, scope: str | None) -> Agent:
     for m in written:
         s, f = per.get(m.scope, (0.0, 0.0))
         per[m.scope] = (s + m.successes, f + m.failures)
+    successes = sum(s for s, _ in per.values())
+    failures = sum(f for _, f in per.values())
     return Agent(
         id=node.id,
         name=str(node.props.get("name", node.id)),
-        trust=agent_trust(sum(s for s, _ in per.values()), sum(f for _, f in per.values())),
+        trust=agent_trust(successes, failures),
         memory_count=len(written),
+        successes=successes,
+        failures=failures,
         trust_by_scope={k: agent_trust(s, f) for k, (s, f) in sorted(per.items())},
     )

@@ -1,5 +1,5 @@
-"""Hybrid recall: vector, BM25 and graph-expansion candidates, fused with recency, importance
-and confidence, every hit able to explain itself.
+"""Hybrid recall: vector, BM25 and graph-expansion candidates, scaled by confidence
+(``confidence.py``) and fused with recency and importance, every hit able to explain itself.
 
 The filter (scope, status, validity, agent, task) is passed into each candidate path, so a
 retracted or out-of-scope memory can never enter through any of them, and a selective filter
@@ -17,6 +17,7 @@ from amem_graph.core.config import RetrievalConfig
 from amem_graph.core.models import Explanation, Hit, Memory, PathStep, Signal
 from amem_graph.core.seeding import SeedPlan, tie_ranks
 from amem_graph.embeddings import Embedder
+from amem_graph.recall import confidence
 from amem_graph.stores.base import Expansion, GraphStore, MemoryFilter, Neighbourhood, RankFields
 
 RELEVANCE_SIGNALS = ("vector", "text", "graph")
@@ -115,7 +116,9 @@ class HybridRetriever:
             fields.update(reached)
         cands = {mid: c for mid, c in cands.items() if mid in fields}
         self._priors(cands, fields, now, cfg)
-        fused = self._fuse(cands, cfg)
+        before = self._fuse(cands, cfg)  # what relevance alone says, kept for explanations
+        moved = confidence.rescale({mid: c.signals for mid, c in cands.items()}, fields, cfg)
+        fused = self._fuse(cands, cfg) if moved.factors else before
         order = sorted(cands, key=lambda mid: (-fused[mid], mid))[:k]
         # only the k shown are read whole (most came with the expansion); one deleted
         # meanwhile is left out
@@ -128,7 +131,11 @@ class HybridRetriever:
                 memory=memories[mid],
                 score=fused[mid],
                 rank=i + 1,
-                explanation=cands[mid].explanation(fused[mid]) if explain else None,
+                explanation=(
+                    moved.explain(mid, cands[mid].explanation(fused[mid]), fields[mid], before, cfg)
+                    if explain
+                    else None
+                ),
             )
             for i, mid in enumerate(shown)
         ]
@@ -239,13 +246,13 @@ class HybridRetriever:
     ) -> None:
         half_life = cfg.half_life_days * 86_400.0
         now_s = now.timestamp()
-        values: dict[str, list[tuple[float, str]]] = {s: [] for s in PRIOR_SIGNALS}
+        # confidence is not a rank prior: it scales relevance (confidence.rescale)
+        values: dict[str, list[tuple[float, str]]] = {"recency": [], "importance": []}
         for mid in cands:
             m = fields[mid]
             age = max(0.0, now_s - m.created_at)
             values["recency"].append((-math.pow(0.5, age / half_life), mid))
             values["importance"].append((-m.importance, mid))
-            values["confidence"].append((-m.confidence, mid))
         for signal, pairs in values.items():
             pairs.sort()  # best first, ties by id
             ranks = tie_ranks([-negated for negated, _ in pairs])

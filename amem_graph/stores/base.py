@@ -63,12 +63,15 @@ class NodeWrite:
     """Create a node or merge ``props`` into the existing one with the same label and id.
 
     ``on_create`` props are set only when the node is new (an episode keeps its first start).
+    ``create_only`` makes the store refuse a node that already exists: the whole batch fails
+    with ``ConflictError``, checked in its transaction, so of two racing writers one wins.
     """
 
     label: str
     id: str
     props: dict[str, Any] = field(default_factory=dict)
     on_create: dict[str, Any] = field(default_factory=dict)
+    create_only: bool = False
 
     def __post_init__(self) -> None:
         check_label(self.label)

@@ -228,6 +228,53 @@ def test_node_write_merges_props_and_sets_on_create_only_once(s: GraphStore) -> 
     )
 
 
+def test_create_only_node_refuses_an_existing_one_and_fails_the_whole_batch(
+    s: GraphStore,
+) -> None:
+    s.apply(WriteBatch(memories=[mem("m")]))
+    first = NodeWrite(OUTCOME, "o1", props={"success": True}, create_only=True)
+    s.apply(WriteBatch(nodes=[first]))
+    again = WriteBatch(
+        nodes=[NodeWrite(AGENT, "a1"), NodeWrite(OUTCOME, "o1", create_only=True)],
+        memory_updates=[MemoryUpdate("m", increments={"successes": 1})],
+    )
+    with pytest.raises(ConflictError):
+        s.apply(again)
+    twice = [NodeWrite(TASK, "t1", create_only=True), NodeWrite(TASK, "t1", create_only=True)]
+    with pytest.raises(ConflictError):
+        s.apply(WriteBatch(nodes=twice))
+    assert s.get_nodes(OUTCOME, ["o1"])["o1"].props == {"success": True}
+    assert s.get_memories(["m"])["m"].successes == 0
+    assert s.counts() == {MEMORY: 1, OUTCOME: 1}
+
+
+def test_racing_create_only_writes_let_exactly_one_win(s: GraphStore) -> None:
+    """Four threads create one node and credit one memory: the store lets one through."""
+    s.apply(WriteBatch(memories=[mem("m")]))
+    results: list[str] = []
+    gate = threading.Barrier(4)
+
+    def create() -> None:
+        batch = WriteBatch(
+            nodes=[NodeWrite(OUTCOME, "o1", create_only=True)],
+            memory_updates=[MemoryUpdate("m", increments={"successes": 1})],
+        )
+        gate.wait()
+        try:
+            s.apply(batch)
+            results.append("won")
+        except ConflictError:
+            results.append("lost")
+
+    threads = [threading.Thread(target=create) for _ in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert sorted(results) == ["lost", "lost", "lost", "won"]
+    assert s.get_memories(["m"])["m"].successes == 1
+
+
 def test_two_writes_of_one_node_in_a_batch_apply_in_order(s: GraphStore) -> None:
     batch = WriteBatch(
         nodes=[

@@ -8,11 +8,11 @@ from typing import Any
 import numpy as np
 
 from amem_graph.core import codec
-from amem_graph.core.errors import NotFoundError, ValidationError
+from amem_graph.core.errors import ConflictError, NotFoundError, ValidationError
 from amem_graph.core.models import Memory
 from amem_graph.core.schema import EDGE_TYPES, MEMORY
 from amem_graph.core.text import search_text
-from amem_graph.stores.base import MemoryUpdate, WriteBatch
+from amem_graph.stores.base import MemoryUpdate, NodeWrite, WriteBatch
 from amem_graph.stores.local.sqlite import LocalConnection, _chunks, _epoch
 
 
@@ -52,6 +52,7 @@ class LocalWrites(LocalConnection):
         dims = self._dims()
         for m in batch.memories:
             self._insert_memory(m, dims)
+        self._refuse_existing([n for n in batch.nodes if n.create_only])
         # json_patch merges props the way Neo4j's SET += does: a None value removes the key
         db.executemany(
             "INSERT INTO nodes(label, id, props) VALUES(?, ?, json_patch(json_patch('{}', ?), ?)) "
@@ -79,6 +80,19 @@ class LocalWrites(LocalConnection):
         )
         if batch.delete_memories:
             self._delete_memories(batch.delete_memories)
+
+    def _refuse_existing(self, creates: Sequence[NodeWrite]) -> None:
+        """Create-only nodes must be new (the write lock is held, so no one can slip in)."""
+        by_label: dict[str, list[str]] = {}
+        for n in creates:
+            ids = by_label.setdefault(n.label, [])
+            if n.id in ids:
+                raise ConflictError(f"{n.label} {n.id!r} is created twice in one batch")
+            ids.append(n.id)
+        for label, ids in by_label.items():
+            taken = sorted(self._existing(label, ids))
+            if taken:
+                raise ConflictError(f"{label} {taken[0]!r} already exists")
 
     def _existing(self, label: str, ids: Sequence[str]) -> set[str]:
         found: set[str] = set()

@@ -74,6 +74,13 @@ MERGE (n:%L% {id: row.id})
 ON CREATE SET n += row.on_create
 SET n += row.props
 """
+#: create-only nodes: the id's uniqueness constraint refuses one that exists (ConstraintError)
+_Q_CREATE_NODES: Final = """
+UNWIND $rows AS row
+CREATE (n:%L% {id: row.id})
+SET n += row.on_create
+SET n += row.props
+"""
 _Q_LOCK_MEMORIES: Final = """
 UNWIND $ids AS id
 MATCH (m:Memory {id: id})
@@ -142,6 +149,7 @@ class _Plan:
     def __init__(self) -> None:
         self.memories: list[dict[str, Any]] = []
         self.nodes: dict[str, list[dict[str, Any]]] = {}
+        self.creates: dict[str, list[dict[str, Any]]] = {}
         self.updates: list[MemoryUpdate] = []
         self.edges: dict[str, list[dict[str, Any]]] = {}
         self.delete_edges: dict[str, list[dict[str, Any]]] = {}
@@ -181,7 +189,8 @@ class Neo4jWrites(Neo4jSchema):
                     props[_ZERO_PROP] = True
             plan.memories.append({**_memory_row(props), "embedding": vector})
         for n in batch.nodes:
-            plan.nodes.setdefault(n.label, []).append(self._node_row(n))
+            rows = plan.creates if n.create_only else plan.nodes
+            rows.setdefault(n.label, []).append(self._node_row(n))
         plan.updates = list(batch.memory_updates)
         for e in batch.edges:
             plan.edges.setdefault(e.type, []).append(self._edge_row(e))
@@ -215,6 +224,8 @@ class Neo4jWrites(Neo4jSchema):
         """The whole batch inside one transaction function: raising anywhere rolls it back."""
         if plan.memories:
             tx.run(_Q_CREATE_MEMORIES, {"rows": plan.memories}).consume()
+        for label, rows in plan.creates.items():  # before merges of the same label
+            tx.run(_cypher(_Q_CREATE_NODES, L=check_label(label)), {"rows": rows}).consume()
         for label, rows in plan.nodes.items():
             tx.run(_cypher(_Q_MERGE_NODES, L=check_label(label)), {"rows": rows}).consume()
         if plan.updates:
