@@ -342,12 +342,12 @@ def plot(result: Result, path: Path) -> None:
     ax.plot(range(w, n + 1), window(result.off.success, w), color="#d62728", label="feedback off")
     ax.plot(xs, window(both, w), color="#1f77b4", lw=2, label="feedback on")
     ax.axvline(n + 0.5, color="#2ca02c", ls=":")
-    ax.text(n + 3, 0.08, "poisoner retracted\n(top agent suspect)", color="#2ca02c", fontsize=8)
+    ax.text(n + 3, 0.3, "poisoner retracted\n(top agent suspect)", color="#2ca02c", fontsize=8)
     figures = result.report()
     reach = figures["episode_on_reaches_90pct_of_oracle"]
     if reach is not None:
         ax.axvline(reach, color="#1f77b4", ls=":", alpha=0.6)
-        ax.text(reach + 3, 0.16, f"90% of oracle\n(episode {reach})", color="#1f77b4", fontsize=8)
+        ax.text(reach + 3, 0.3, f"90% of oracle\n(episode {reach})", color="#1f77b4", fontsize=8)
     ax.set_ylim(0, 1.02)
     ax.set_xlabel("episode")
     ax.set_ylabel(f"task success, last {w} episodes")
@@ -356,7 +356,7 @@ def plot(result: Result, path: Path) -> None:
         f"({result.backend} store, {result.embedder} embedder)",
         fontsize=10,
     )
-    ax.legend(loc="lower right", fontsize=8)
+    ax.legend(loc="lower left", fontsize=8)
     ax.grid(alpha=0.3)
     fig.tight_layout()
     path.parent.mkdir(parents=True, exist_ok=True)

@@ -30,7 +30,7 @@ class RetrievalConfig(BaseModel):
     same-episode and lineage expansion at 0.2 and a light recency prior. On all 423 questions
     this gives recall@10 0.703 vs 0.687 dense alone and 0.513 BM25 alone; MRR 0.418 vs 0.318.
     Importance and recency priors only reorder memories that differ in them; confidence
-    scales the fused score of memories with outcomes and leaves the others exactly as they are.
+    scales the relevance of memories with outcomes and leaves the others exactly as they are.
     """
 
     model_config = ConfigDict(extra="forbid", frozen=True)
@@ -47,11 +47,11 @@ class RetrievalConfig(BaseModel):
     graph_weight: float = Field(default=0.2, ge=0)
     recency_weight: float = Field(default=0.05, ge=0)
     importance_weight: float = Field(default=0.05, ge=0)
-    #: exponent of the confidence factor recall multiplies relevance by (0: outcomes do not
+    #: exponent of the confidence factor that scales a memory's relevance (0: outcomes do not
     #: move recall); see ``recall/confidence.py``
     confidence_weight: float = Field(default=1.0, ge=0)
-    #: the factor ranks on the posterior mean plus this many standard deviations (optimism
-    #: for memories with few outcomes; 0: the mean)
+    #: the factor reads the outcome posterior as its mean plus this many standard deviations
+    #: (optimism for memories with few outcomes; 0: the mean)
     confidence_bound: float = Field(default=1.0, ge=0)
     half_life_days: float = Field(default=30.0, gt=0)
     expand_seeds: int = Field(default=5, ge=0)

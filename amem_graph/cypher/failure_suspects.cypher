@@ -20,7 +20,9 @@ WITH m, o ORDER BY o.episode
 WITH m, collect(DISTINCT o.episode) AS episode_ids
 WITH m, episode_ids, 1.0 + coalesce(m.successes, 0.0) AS a, 1.0 + coalesce(m.failures, 0.0) AS b
 WITH m, episode_ids, a / (a + b) AS mean, sqrt(a * b / ((a + b) * (a + b) * (a + b + 1.0))) AS sd
-OPTIONAL MATCH (m)-[:ATTRIBUTED_TO]->(:Agent)<-[:ATTRIBUTED_TO]-(w:Memory)
+OPTIONAL MATCH (m)-[:ATTRIBUTED_TO]->(author:Agent)
+// a second clause, so that w can be m itself (one pattern never walks an edge twice)
+OPTIONAL MATCH (author)<-[:ATTRIBUTED_TO]-(w:Memory)
 WITH m, episode_ids, mean, sd,
   sum(coalesce(w.failures, 0.0)) AS author_failures,
   sum(coalesce(w.successes, 0.0)) AS author_successes

@@ -21,7 +21,8 @@ from amem_graph.recall import confidence
 from amem_graph.stores.base import Expansion, GraphStore, MemoryFilter, Neighbourhood, RankFields
 
 RELEVANCE_SIGNALS = ("vector", "text", "graph")
-PRIOR_SIGNALS = ("recency", "importance", "confidence")
+#: confidence is not a fused prior: it scales relevance before fusion (``confidence.py``)
+PRIOR_SIGNALS = ("recency", "importance")
 #: expansion reads the top PREFETCH x k candidates whole, as the likely hits
 PREFETCH = 2
 
@@ -246,8 +247,7 @@ class HybridRetriever:
     ) -> None:
         half_life = cfg.half_life_days * 86_400.0
         now_s = now.timestamp()
-        # confidence is not a rank prior: it scales relevance (confidence.rescale)
-        values: dict[str, list[tuple[float, str]]] = {"recency": [], "importance": []}
+        values: dict[str, list[tuple[float, str]]] = {s: [] for s in PRIOR_SIGNALS}
         for mid in cands:
             m = fields[mid]
             age = max(0.0, now_s - m.created_at)
