@@ -84,7 +84,7 @@ class NotesConfig(BaseModel):
 
     enabled: bool = True
     #: whether the note's keywords, tags and context feed the embedding and the BM25 terms
-    #: (measured on convbench: see ``bench/quality/notes.py``)
+    #: (measured on convbench: see ``bench/quality/note_layer.py``)
     index_notes: bool = False
     max_keywords: int = Field(default=6, ge=0, le=50)
     tag_vocabulary: dict[str, tuple[str, ...]] = Field(
@@ -95,6 +95,9 @@ class NotesConfig(BaseModel):
     #: offline links: at least this similarity and one shared keyword
     link_threshold: float = Field(default=0.45, ge=-1.0, le=1.0)
     max_links: int = Field(default=4, ge=0)
+    #: offline links weigh their similarity times this: they mostly repeat what the vector
+    #: search finds, so recall's expansion should prefer same-episode neighbours over them
+    offline_link_weight: float = Field(default=1.0, ge=0.0, le=1.0)
     evolve: bool = True
     #: merge a write into an active memory with the same content (or this similar) in scope
     merge_duplicates: bool = True

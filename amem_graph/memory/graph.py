@@ -175,7 +175,9 @@ class MemoryGraph(NoteMethods):
         """Store one memory with its provenance.
 
         Remembering an existing id again with the same content returns the stored memory
-        unchanged (idempotent); with different content it raises ``ConflictError``.
+        unchanged (idempotent); with different content it raises ``ConflictError`` (``update``
+        replaces a memory). Without an id, a duplicate of an active memory in the scope merges
+        into it and that memory is returned (see ``NotesConfig``).
         """
         item: dict[str, Any] = {
             "content": content,

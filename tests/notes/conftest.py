@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from typing import Any
 
 import pytest
@@ -11,8 +11,7 @@ from langchain_core.language_models import BaseChatModel
 from amem_graph import HashingEmbedder, MemoryGraph, MemoryGraphConfig
 from amem_graph.core.config import NotesConfig
 from amem_graph.stores.base import GraphStore
-
-MakeGraph = Callable[..., MemoryGraph]
+from notes.fakes import MakeGraph
 
 
 @pytest.fixture

@@ -4,11 +4,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from conftest import MakeGraph
-from fakes import note, scripted, with_usage
-
 from amem_graph import MemoryGraph
 from amem_graph.stores.base import MemoryFilter
+from notes.fakes import MakeGraph, note, scripted, with_usage
 
 ROTATION = "The staging database password rotates every Monday morning"
 ROTATE_HOW = "Rotate the staging database password with the vault CLI on Monday"
