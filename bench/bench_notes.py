@@ -126,7 +126,7 @@ def report(name: str, target: str, embedder: str, n: int) -> None:
     counts = stats["counts"]
     print(
         f"notes offline  {len(items) / offline:8.0f} memories/s  ({base / offline:.2f}x the "
-        f"baseline's time); LINKED {counts.get('LINKED', 0)}, "
+        f"baseline's throughput); LINKED {counts.get('LINKED', 0)}, "
         f"versions {counts.get('MemoryVersion', 0)}"
     )
     fake = PromptEchoModel(messages=iter(()))
