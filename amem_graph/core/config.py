@@ -84,8 +84,9 @@ class NotesConfig(BaseModel):
 
     enabled: bool = True
     #: whether the note's keywords, tags and context feed the embedding and the BM25 terms.
-    #: Off: on convbench (MiniLM, hybrid recall@10) indexing the offline notes fell from 0.694
-    #: to 0.487 (dense alone 0.687 -> 0.454); see ``bench/quality/note_layer.py``
+    #: Off: on convbench and its seeds 1 and 2 (MiniLM, hybrid recall@10) indexing the offline
+    #: notes fell from 0.703 / 0.726 / 0.726 to 0.496 / 0.517 / 0.498 (``bench/quality/
+    #: note_layer.py``); the notes beside the text leave recall@10 as it was
     index_notes: bool = False
     max_keywords: int = Field(default=6, ge=0, le=50)
     tag_vocabulary: dict[str, tuple[str, ...]] = Field(
@@ -94,8 +95,9 @@ class NotesConfig(BaseModel):
     #: nearest existing notes in the same scope a new note may link to
     link_candidates: int = Field(default=8, ge=0, le=100)
     #: offline links: at least this similarity and one shared keyword, at most ``max_links``.
-    #: On convbench offline links cost ranking quality: 0.45/4 links gave recall@10 0.694 (MRR
-    #: 0.334), 0.6/2 0.693 (0.315), 0.7/2 0.703 (0.352) against 0.703 (0.418) without links
+    #: On convbench similarity links mostly repeat the vector search and cost ranking: 0.45/4
+    #: links gave recall@10 0.694 (MRR 0.334), 0.6/2 0.693 (0.315), 0.7/2 0.703 (0.352), against
+    #: 0.703 (0.418) without links; with the defaults (0.7/2, weight 0.5) 0.703 (0.380)
     link_threshold: float = Field(default=0.7, ge=-1.0, le=1.0)
     max_links: int = Field(default=2, ge=0)
     #: offline links weigh their similarity times this, below same-episode neighbours (0.5) in
