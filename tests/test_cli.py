@@ -670,10 +670,11 @@ def test_cypher_list_needs_no_store(amem: Amem, db: Path) -> None:
     names = [q["name"] for q in listed]
     assert len(names) >= 10 and "blast_radius" in names and "schema" not in names
     blast = next(q for q in listed if q["name"] == "blast_radius")
-    assert blast["params"] == [
-        {"name": "memory_id", "type": "string", "required": True, "default": None,
-         "doc": "the root memory"}
-    ]  # fmt: skip
+    assert blast["params"][0] == {
+        "name": "memory_id", "type": "string", "required": True, "default": None,
+        "doc": "the root memory",
+    }  # fmt: skip
+    assert [p["name"] for p in blast["params"]] == ["memory_id", "scope"]
     assert "blast_radius" in ok(amem("cypher", "--list")).stdout
     shown = ok(amem("cypher", "blast_radius", "--show")).stdout
     assert shown.startswith("// name: blast_radius") and "$memory_id" in shown
@@ -715,7 +716,10 @@ def test_cypher_runs_a_query_on_neo4j(neo4j_graph: MemoryGraph) -> None:
     data = json.loads(
         ok(neo4j_amem("--json", "cypher", "blast_radius", "-p", "memory_id=poison")).stdout
     )
-    assert data["query"] == "blast_radius" and data["params"] == {"memory_id": "poison"}
+    assert data["query"] == "blast_radius" and data["params"] == {
+        "memory_id": "poison",
+        "scope": None,
+    }
     (row,) = data["rows"]
     assert set(row["derived_ids"] + row["written_ids"]) == world.affected
     assert data["columns"][:3] == ["memory_id", "memories", "derived"]
