@@ -7,9 +7,11 @@
 For each store it loads ``--size`` memories, then times, in ``--rounds`` alternating blocks
 (each opened by one untimed pass), ``--queries`` recalls run sequentially with the sync
 ``MemoryGraph`` and the same recalls gathered at once on an ``AsyncMemoryGraph``. It prints
-both wall times and their ratio (sequential / concurrent: above 1 is faster), and the event
-loop's worst lateness while the gathered recalls ran, beside one sync recall called on the
-loop (what an ``async def`` tool that calls ``MemoryGraph.recall`` directly would block).
+both wall times and their ratio (sequential / concurrent: above 1 is faster), the share of a
+sequential recall's wall time spent on the client's CPU (the rest is waiting, which threads
+can overlap given idle cores), and the event loop's worst lateness while the gathered recalls
+ran, beside one sync recall called on the loop (what an ``async def`` tool that calls
+``MemoryGraph.recall`` directly would block).
 
 With ``--embedder lookup`` (the default) query vectors are precomputed, so the figures are
 the store's; ``minilm`` adds the model's query embedding to every recall. Like
@@ -75,11 +77,12 @@ async def gathered(amg: AsyncMemoryGraph, queries: list[str], k: int, scope: str
     return (time.perf_counter() - t) * 1000.0
 
 
-def sequential(mg: MemoryGraph, queries: list[str], k: int, scope: str) -> float:
-    t = time.perf_counter()
+def sequential(mg: MemoryGraph, queries: list[str], k: int, scope: str) -> tuple[float, float]:
+    """(wall ms, this thread's CPU ms) of the recalls one after another."""
+    t, cpu = time.perf_counter(), time.thread_time()
     for q in queries:
         mg.recall(q, k, scope)
-    return (time.perf_counter() - t) * 1000.0
+    return (time.perf_counter() - t) * 1000.0, (time.thread_time() - cpu) * 1000.0
 
 
 async def lag(amg: AsyncMemoryGraph, queries: list[str], k: int, scope: str) -> tuple[float, float]:
@@ -103,16 +106,18 @@ def bench(name: str, mg: MemoryGraph, args: argparse.Namespace, texts: list[str]
     ]  # fmt: skip
     amg = AsyncMemoryGraph(mg, workers=args.workers)
 
-    async def rounds() -> tuple[list[float], list[float], tuple[float, float]]:
-        seq, conc = [], []
+    async def rounds() -> tuple[list[float], list[float], list[float], tuple[float, float]]:
+        seq, cpu, conc = [], [], []
         sequential(mg, queries, args.k, scope)
         await gathered(amg, queries, args.k, scope)
         for _ in range(args.rounds):
-            seq.append(await asyncio.to_thread(sequential, mg, queries, args.k, scope))
+            wall, used = await asyncio.to_thread(sequential, mg, queries, args.k, scope)
+            seq.append(wall)
+            cpu.append(used)
             conc.append(await gathered(amg, queries, args.k, scope))
-        return seq, conc, await lag(amg, queries, args.k, scope)
+        return seq, cpu, conc, await lag(amg, queries, args.k, scope)
 
-    seq, conc, (offloaded, blocked) = asyncio.run(rounds())
+    seq, cpu, conc, (offloaded, blocked) = asyncio.run(rounds())
     busy = ", ".join(f"{v:.1f}" for v in os.getloadavg())
     s, c = statistics.median(seq), statistics.median(conc)
     print(
@@ -120,6 +125,12 @@ def bench(name: str, mg: MemoryGraph, args: argparse.Namespace, texts: list[str]
         f"embedder {args.embedder}): sequential {s:.0f} ms, concurrent {c:.0f} ms, "
         f"ratio {s / c:.2f}x  (rounds: seq {', '.join(f'{v:.0f}' for v in seq)}; "
         f"conc {', '.join(f'{v:.0f}' for v in conc)}; load average {busy})"
+    )
+    share = statistics.median(cpu) / s
+    print(
+        f"[{name}] a sequential recall spends {100 * share:.0f}% of its wall time on this "
+        f"process' CPU, the rest waiting (server, locks, other processes): the bound on what "
+        f"overlap can win with idle cores is about {1 / share:.1f}x"
     )
     print(
         f"[{name}] event loop worst lateness: {offloaded:.1f} ms while the {args.queries} "

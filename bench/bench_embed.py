@@ -2,16 +2,18 @@
 
     python bench/bench_embed.py [--runs 5] [--no-st]
 
-For each backend (``MiniLMEmbedder``, numpy; ``SentenceTransformerEmbedder`` on the same model
-directory, torch, when the ``[st]`` extra is installed):
+For each backend (``MiniLMEmbedder``, numpy, with its default one BLAS thread and with numpy's
+own thread count; ``SentenceTransformerEmbedder`` on the same model directory, torch, when the
+``[st]`` extra is installed):
 
 * cold start: wall time of a fresh ``python -c "...embed_query('hi')"`` (import + load + embed);
-* load: first embed in-process, minus nothing (the model loads on first embed);
+* load: the first embed in-process (the model loads on first embed);
 * single query latency (median of 50);
-* a batch of 256 memory-like texts (8 to 120 words): texts/s, median of ``--runs``;
-* agreement: minimum cosine between the two backends over that batch.
+* a batch of 256 memory-like texts (8 to 120 words): texts per wall second (median of
+  ``--runs``) and per CPU second of the process (all its threads; steadier on a busy machine);
+* agreement: minimum cosine between numpy and sentence-transformers over that batch.
 
-Ratios are sentence-transformers over numpy (above 1 means numpy is faster).
+Ratios are sentence-transformers over numpy at one thread (above 1 means numpy is faster).
 """
 
 from __future__ import annotations
@@ -58,26 +60,29 @@ def cold_start(kind: str) -> float:
     return time.perf_counter() - start
 
 
-def median_s(fn: Callable[[], object], runs: int) -> float:
-    times = []
+def median_s(fn: Callable[[], object], runs: int) -> tuple[float, float]:
+    """Median wall and CPU seconds of ``fn``."""
+    wall, cpu = [], []
     for _ in range(runs):
-        start = time.perf_counter()
+        start, start_cpu = time.perf_counter(), time.process_time()
         fn()
-        times.append(time.perf_counter() - start)
-    return statistics.median(times)
+        wall.append(time.perf_counter() - start)
+        cpu.append(time.process_time() - start_cpu)
+    return statistics.median(wall), statistics.median(cpu)
 
 
-def measure(kind: str, emb: Embedder, texts: list[str], runs: int) -> dict[str, float]:
+def measure(kind: str | None, emb: Embedder, texts: list[str], runs: int) -> dict[str, float]:
     start = time.perf_counter()
     emb.embed_query("hi")
     load = time.perf_counter() - start
-    query = median_s(lambda: emb.embed_query("how should I look after my car"), 50)
-    batch = median_s(lambda: emb.embed_documents(texts), runs)
+    query, _ = median_s(lambda: emb.embed_query("how should I look after my car"), 50)
+    batch, batch_cpu = median_s(lambda: emb.embed_documents(texts), runs)
     return {
-        "cold": cold_start(kind),
+        "cold": cold_start(kind) if kind else float("nan"),
         "load": load,
         "query_ms": query * 1e3,
         "texts_per_s": len(texts) / batch,
+        "texts_per_cpu_s": len(texts) / batch_cpu,
     }
 
 
@@ -87,7 +92,10 @@ def main() -> None:
     parser.add_argument("--no-st", action="store_true", help="skip sentence-transformers")
     args = parser.parse_args()
     texts = corpus()
-    results = {"numpy": measure("numpy", MiniLMEmbedder(), texts, args.runs)}
+    results = {
+        "numpy": measure("numpy", MiniLMEmbedder(), texts, args.runs),
+        "numpy-mt": measure(None, MiniLMEmbedder(threads=None), texts, args.runs),
+    }
     vectors = {"numpy": np.asarray(MiniLMEmbedder().embed_documents(texts))}
     if not args.no_st:
         try:
@@ -98,11 +106,14 @@ def main() -> None:
             st = SentenceTransformerEmbedder(MiniLMEmbedder.model_path())
             results["st"] = measure("st", st, texts, args.runs)
             vectors["st"] = np.asarray(st.embed_documents(texts))
-    print(f"{'backend':<8} {'cold s':>8} {'load s':>8} {'query ms':>9} {'batch256 t/s':>13}")
+    print(
+        f"{'backend':<9} {'cold s':>7} {'load s':>7} {'query ms':>9} {'256: texts/s':>13} "
+        f"{'texts/cpu-s':>12}"
+    )
     for kind, r in results.items():
         print(
-            f"{kind:<8} {r['cold']:>8.2f} {r['load']:>8.3f} {r['query_ms']:>9.2f} "
-            f"{r['texts_per_s']:>13.1f}"
+            f"{kind:<9} {r['cold']:>7.2f} {r['load']:>7.3f} {r['query_ms']:>9.2f} "
+            f"{r['texts_per_s']:>13.1f} {r['texts_per_cpu_s']:>12.1f}"
         )
     if "st" in results:
         n, s = results["numpy"], results["st"]
@@ -110,7 +121,8 @@ def main() -> None:
             f"ratio st/numpy: cold {s['cold'] / n['cold']:.1f}x, "
             f"load {s['load'] / n['load']:.1f}x, "
             f"query {s['query_ms'] / n['query_ms']:.2f}x, "
-            f"batch throughput {n['texts_per_s'] / s['texts_per_s']:.2f}x"
+            f"batch throughput {n['texts_per_s'] / s['texts_per_s']:.2f}x "
+            f"(per CPU second {n['texts_per_cpu_s'] / s['texts_per_cpu_s']:.2f}x)"
         )
         cosine = (vectors["numpy"] * vectors["st"]).sum(axis=1)
         print(f"min cosine numpy vs st over the batch: {cosine.min():.7f}")

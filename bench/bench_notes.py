@@ -20,6 +20,7 @@ import json
 import re
 import sys
 import time
+from contextlib import closing
 from pathlib import Path
 from typing import Any
 
@@ -34,6 +35,7 @@ from run import safe
 
 from amem_graph import MemoryGraph, MemoryGraphConfig
 from amem_graph.core.config import NotesConfig
+from amem_graph.stores.factory import open_store
 
 BATCH = 250
 _IDS = re.compile(r"- id: (\S+)")
@@ -103,12 +105,11 @@ def turns(n: int) -> list[dict[str, Any]]:
 def ingest(
     target: str, embedder: str, items: list[dict[str, Any]], notes: NotesConfig, llm: Any = None
 ) -> tuple[float, dict[str, Any]]:
-    with MemoryGraph.open(
-        target, embedder=embedder, config=MemoryGraphConfig(notes=notes), llm=llm
-    ) as mg:
-        if hasattr(mg.store, "wipe"):
-            mg.store.wipe()
-            mg.store.ensure_embedder(mg.embedder.name, mg.embedder.dims)
+    if target != ":memory:":  # a server store: start empty, whatever the last run left
+        with closing(open_store(target)) as store:
+            getattr(store, "wipe")()  # noqa: B009 - only server stores have it
+    config = MemoryGraphConfig(notes=notes)
+    with MemoryGraph.open(target, embedder=embedder, config=config, llm=llm) as mg:
         mg.embedder.embed_documents(["warm up"])
         start = time.perf_counter()
         for i in range(0, len(items), BATCH):
@@ -126,7 +127,7 @@ def report(name: str, target: str, embedder: str, n: int) -> None:
     counts = stats["counts"]
     print(
         f"notes offline  {len(items) / offline:8.0f} memories/s  ({base / offline:.2f}x the "
-        f"baseline's time); LINKED {counts.get('LINKED', 0)}, "
+        f"baseline's throughput); LINKED {counts.get('LINKED', 0)}, "
         f"versions {counts.get('MemoryVersion', 0)}"
     )
     fake = PromptEchoModel(messages=iter(()))

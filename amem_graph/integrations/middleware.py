@@ -104,8 +104,8 @@ class AmemMemoryMiddleware(AgentMiddleware[AmemState, Any]):
         self.outcome = outcome
         self.remember_answers = remember_answers
         self.header = header
-        tools = memory_tools(graph, scope=scope, agent=agent, task=task)
-        self.tools = tools if include_tools else []
+        bound = memory_tools(graph, scope=scope, agent=agent, task=task) if include_tools else []
+        self.tools = bound
 
     def _session(self, episode_id: str | None = None) -> EpisodeSession:
         return self.graph.episode(self.agent, self.task, scope=self.scope, id=episode_id)
@@ -117,7 +117,9 @@ class AmemMemoryMiddleware(AgentMiddleware[AmemState, Any]):
         return {EPISODE_KEY: session.id}
 
     def wrap_model_call(
-        self, request: ModelRequest[Any], handler: Callable[[ModelRequest[Any]], ModelResponse]
+        self,
+        request: ModelRequest[Any],
+        handler: Callable[[ModelRequest[Any]], ModelResponse[Any]],
     ) -> ModelCallResult[Any]:
         return handler(self._with_memories(request, self.recall(request)))
 

@@ -183,10 +183,11 @@ class MemoryGraph(NoteMethods):
         """Store one memory with its provenance.
 
         Remembering an existing id again with the same content returns the stored memory
-        unchanged (idempotent); with different content it raises ``ConflictError``.
-        ``supersedes`` names an active memory of the same scope that this one replaces: it
-        becomes ``superseded`` (kept, out of recall) behind a SUPERSEDES edge, in the same
-        transaction, with an audit event.
+        unchanged (idempotent); with different content it raises ``ConflictError`` (``update``
+        replaces a memory). Without an id, a duplicate of an active memory in the scope merges
+        into it and that memory is returned (see ``NotesConfig``). ``supersedes`` names an active
+        memory of the same scope that this one replaces: it becomes ``superseded`` (kept, out of
+        recall) behind a SUPERSEDES edge, in the same transaction, with an audit event.
         """
         item: dict[str, Any] = {
             "content": content,

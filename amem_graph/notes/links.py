@@ -69,7 +69,8 @@ def offline_links(new: Memory, candidates: Sequence[Candidate], config: NotesCon
         shared = shared_keywords(new, c.memory)
         if shared:
             reason = f"similar ({c.score:.2f}); shares {', '.join(shared[:5])}"
-            out.append(Link(c.memory.id, round(max(0.0, min(1.0, c.score)), 4), reason, "offline"))
+            weight = max(0.0, min(1.0, c.score)) * config.offline_link_weight
+            out.append(Link(c.memory.id, round(weight, 4), reason, "offline"))
     return out[: config.max_links]
 
 

@@ -9,11 +9,16 @@ works on it and the structured path is exercised.
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
 from langchain_core.language_models.fake_chat_models import GenericFakeChatModel
 from langchain_core.messages import AIMessage
+
+from amem_graph import MemoryGraph
+
+#: the ``make_graph`` fixture: ``make_graph(llm=None, **NotesConfig fields)``
+MakeGraph = Callable[..., MemoryGraph]
 
 Step = str | dict[str, Any] | AIMessage | Exception
 

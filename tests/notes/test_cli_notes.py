@@ -6,10 +6,10 @@ import json
 from pathlib import Path
 
 from click.testing import CliRunner, Result
-from fakes import note, scripted
 
 from amem_graph import HashingEmbedder, MemoryGraph
 from amem_graph.cli.main import cli
+from notes.fakes import note, scripted
 
 ENV: dict[str, str | None] = {"COLUMNS": "200", "AMEM_STORE": None, "AMEM_EMBEDDER": None}
 

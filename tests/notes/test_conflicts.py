@@ -3,11 +3,9 @@ supersessions."""
 
 from __future__ import annotations
 
-from conftest import MakeGraph
-from fakes import note, scripted
-
 from amem_graph import MemoryGraph
 from amem_graph.core.schema import source_id
+from notes.fakes import MakeGraph, note, scripted
 
 FACT = "Deploys to eu-west need the VPN profile ops-eu"
 

@@ -5,11 +5,10 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from conftest import MakeGraph
-from fakes import note, scripted
 
 from amem_graph import MemoryGraph, NotFoundError, ValidationError
 from amem_graph.stores.base import MemoryFilter
+from notes.fakes import MakeGraph, note, scripted
 
 NEIGHBOUR = (
     "The staging database password rotates every Monday morning; the vault CLI stores it and "

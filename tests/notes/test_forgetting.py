@@ -6,12 +6,11 @@ import json
 from datetime import timedelta
 
 import pytest
-from conftest import MakeGraph
-from fakes import scripted
 
 from amem_graph import MemoryGraph, NotFoundError, ValidationError
 from amem_graph.core.models import utcnow
 from amem_graph.stores.base import MemoryFilter
+from notes.fakes import MakeGraph, scripted
 
 SESSION = [
     "Tried deploy.sh against eu-west without the VPN and it timed out.",

@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 import pytest
-from fakes import ToolCallingFake, scripted, tool_call, with_usage
 from langchain_core.language_models.fake_chat_models import FakeListChatModel
 
 from amem_graph.notes.llm import NoteLLM, Usage
 from amem_graph.notes.prompts import LinkAnswer, NoteAnswer
+from notes.fakes import ToolCallingFake, scripted, tool_call, with_usage
 
 GOOD = {"keywords": ["vpn", "ops-eu"], "tags": ["security"], "context": "How to reach eu-west."}
 
