@@ -7,6 +7,7 @@ from datetime import UTC, datetime, timedelta
 import pytest
 
 from amem_graph import MemoryGraph, ValidationError
+from amem_graph.recall.retriever import PREFETCH
 from amem_graph.stores.base import MemoryUpdate, WriteBatch
 
 T0 = datetime(2026, 3, 1, 12, 0, tzinfo=UTC)
@@ -180,12 +181,12 @@ def _spy_whole_reads(
 def test_recall_reads_whole_only_the_likely_hits_during_expansion(
     lineage: MemoryGraph, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """Candidates are ranked on their few ranking fields; only the top 2k are read whole, in
-    the expansion's round trip, and nothing after it when they hold the hits."""
+    """Candidates are ranked on their few ranking fields; only the top PREFETCH x k are read
+    whole, in the expansion's round trip, and nothing after it when they hold the hits."""
     fetched, read = _spy_whole_reads(lineage, monkeypatch)
     hits = lineage.recall("payments webhooks retries gardening tulips", k=3, explain=True)
     assert len(hits) == 3
-    assert len(fetched) == 1 and len(fetched[0]) == 2 * 3
+    assert len(fetched) == 1 and len(fetched[0]) == PREFETCH * 3
     assert set(ids(hits)) <= set(fetched[0])
     assert read == []
     # the priors came from the ranking fields: every hit was ranked on all three of them
@@ -204,6 +205,6 @@ def test_a_hit_the_expansion_did_not_read_is_read_after_it(
     query = "payments webhooks retries note"  # the root first, then the noise notes
     hits = lineage.recall(query, k=1, graph_weight=100.0)
     assert ids(hits) == ["child"]
-    assert "child" not in fetched[0]  # the test's premise: it was not among the top 2k
+    assert "child" not in fetched[0]  # the test's premise: it was not among the top PREFETCH x k
     assert read == [["child"]]
     assert hits[0].memory.content.startswith("Zebra crossings")
