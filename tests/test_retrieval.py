@@ -7,7 +7,7 @@ from datetime import UTC, datetime, timedelta
 import pytest
 
 from amem_graph import MemoryGraph, ValidationError
-from amem_graph.recall.retriever import PREFETCH
+from amem_graph.recall.retriever import PREFETCH, text_confidence
 from amem_graph.stores.base import MemoryUpdate, WriteBatch
 
 T0 = datetime(2026, 3, 1, 12, 0, tzinfo=UTC)
@@ -208,3 +208,36 @@ def test_a_hit_the_expansion_did_not_read_is_read_after_it(
     assert "child" not in fetched[0]  # the test's premise: it was not among the top PREFETCH x k
     assert read == [["child"]]
     assert hits[0].memory.content.startswith("Zebra crossings")
+
+
+def test_a_memory_by_the_agent_the_query_names_is_lifted(mg: MemoryGraph) -> None:
+    """Questions about a person are mostly answered by what that person said."""
+    mg.remember("We finally painted the kitchen a deep green colour", id="by-tomas", agent="tomas")
+    mg.remember("We finally painted the kitchen a deep green shade", id="by-maya", agent="maya")
+    for i in range(6):
+        mg.remember(f"Unrelated chatter number {i} about trains and weather", agent="tomas")
+    hits = mg.recall("what colour did maya paint the kitchen", k=3, explain=True)
+    assert ids(hits)[0] == "by-maya"
+    assert hits[0].explanation is not None and hits[0].explanation.signals["speaker"].value == 1
+    plain = mg.recall("what colour did maya paint the kitchen", k=3, speaker_weight=0, explain=True)
+    assert ids(plain)[0] == "by-tomas"  # "colour" matches BM25: without the agent it leads
+    assert all("speaker" not in (h.explanation.signals if h.explanation else {}) for h in plain)
+
+
+def test_a_few_word_memory_is_lowered(mg: MemoryGraph) -> None:
+    """A reaction seldom carries a fact, though BM25 favours short texts."""
+    mg.remember("Kettle broke!", id="short")
+    mg.remember("The kettle in the office broke again on Monday, someone dropped it", id="long")
+    hits = mg.recall("kettle broke", k=2, explain=True)
+    assert ids(hits) == ["long", "short"]
+    assert hits[1].explanation is not None and hits[1].explanation.signals["terse"].value == 2
+    assert ids(mg.recall("kettle broke", k=2, terse_weight=0)) == ["short", "long"]
+
+
+def test_text_confidence_tells_a_lone_peak_from_a_flat_top() -> None:
+    assert text_confidence([]) == 0.0
+    assert text_confidence([3.0]) == 1.0  # one memory matched at all
+    assert text_confidence([9.0, 2.0, 2.0, 1.5, 1.0, 1.0]) > 0.99
+    assert text_confidence([2.1, 2.0, 2.0, 1.9, 1.9, 1.8]) < 0.1
+    low, high = text_confidence([3.6, 2.0, 2.0]), text_confidence([4.4, 2.0, 2.0])
+    assert low < 0.5 < high  # the step sits at twice the mean of the next few

@@ -3,6 +3,7 @@
     python bench/quality/run.py                    # convbench, convbench-hard, talkbench
     python bench/quality/run.py --seeds 1,2,3      # and both generators' variants per seed
     python bench/quality/run.py --data PATH ...    # only the given sets
+    python bench/quality/run.py --ablate           # and the hybrid minus each of its signals
     python bench/quality/run.py --embedder hashing # no model (fast, not a quality figure)
 
 Each turn is stored as one memory through the public API, the way an agent developer would
@@ -48,6 +49,13 @@ MODES: dict[str, dict[str, Any]] = {
     "dense": OFF | PLAIN | {"vector_weight": 1.0},
     "hybrid-old": {"text_boost": 0.0, "speaker_weight": 0.0, "terse_weight": 0.0},
     "hybrid": {},
+}
+#: ``--ablate``: the hybrid with one of its newer signals off, to show what each earns
+ABLATIONS: dict[str, dict[str, Any]] = {
+    "-boost": {"text_boost": 0.0},
+    "-speaker": {"speaker_weight": 0.0},
+    "-terse": {"terse_weight": 0.0},
+    "-graph": {"graph_weight": 0.0},
 }
 #: the verdict's margin: the hybrid should beat the better single signal by this much
 MARGIN = 0.05
@@ -163,13 +171,15 @@ def main() -> None:
     parser.add_argument("--embedder", default="minilm", choices=["minilm", "hashing"])
     parser.add_argument("--k", type=int, default=10)
     parser.add_argument("--quiet", action="store_true", help="only the summaries")
+    parser.add_argument("--ablate", action="store_true", help="also the hybrid minus each signal")
     args = parser.parse_args()
     seeds = [int(s) for s in args.seeds.split(",") if s.strip()]
     embedder = CachedEmbedder(resolve_embedder(args.embedder))
     summaries = []
     for data in dev_sets(args.data, seeds):
         print(f"\n# {data.name}: " + ", ".join(f"{k}={v}" for k, v in data.stats().items()))
-        results = run(data, embedder, args.k, MODES, args.quiet)
+        modes = MODES | (ABLATIONS if args.ablate else {})
+        results = run(data, embedder, args.k, modes, args.quiet)
         summaries.append(summary(data.name, results))
         print(summaries[-1])
     print("\n# all sets" + "".join(summaries))
