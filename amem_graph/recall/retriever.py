@@ -97,7 +97,9 @@ def text_confidence(scores: Sequence[float]) -> float:
         return 1.0
     peak = scores[0] / max(sum(rest) / len(rest), 1e-12)
     z = (peak - TEXT_PEAK) / TEXT_PEAK_WIDTH
-    return 1.0 / (1.0 + math.exp(-z)) if z > -50 else 0.0
+    # in steps of a tenth: BM25 scores differ by up to ~1% between stores (Lucene stores
+    # lengths lossily), which must not tip a near-tie one way on one store only
+    return round(1.0 / (1.0 + math.exp(-z)), 1) if z > -50 else 0.0
 
 
 def named_agents(query: str) -> frozenset[str]:
