@@ -48,7 +48,8 @@ from common import LookupEmbedder, clock, corpus, items, median, pct, timed
 from amem_graph import MemoryGraph
 from amem_graph.recall.retriever import vector_depth
 from amem_graph.stores.base import GraphStore
-from amem_graph.stores.neo4j.store import FIRST_FETCH, Neo4jStore
+from amem_graph.stores.neo4j.search import FIRST_FETCH
+from amem_graph.stores.neo4j.store import Neo4jStore
 
 BATCH = 500
 QUERIES = 100

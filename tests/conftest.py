@@ -19,8 +19,6 @@ from amem_graph.stores.local.store import LocalStore
 if TYPE_CHECKING:
     from amem_graph.stores.neo4j.store import Neo4jStore
 
-STORE_KINDS = ["local", "neo4j"]
-
 
 def neo4j_uri() -> str:
     return os.environ.get("NEO4J_URI", "bolt://127.0.0.1:7687")
@@ -41,11 +39,13 @@ def open_neo4j_store() -> Neo4jStore:
     return store
 
 
-@pytest.fixture(params=STORE_KINDS)
+#: the Neo4j side carries the ``neo4j`` mark from collection on, so ``-m "not neo4j"`` drops it
+STORE_PARAMS = [pytest.param("local", id="local"), pytest.param("neo4j", marks=pytest.mark.neo4j)]
+
+
+@pytest.fixture(params=STORE_PARAMS)
 def store_kind(request: pytest.FixtureRequest) -> str:
     kind: str = request.param
-    if kind == "neo4j":
-        request.applymarker(pytest.mark.neo4j)
     return kind
 
 

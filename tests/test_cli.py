@@ -270,7 +270,7 @@ def test_ingest_stores_every_line(
 ) -> None:
     path = write_jsonl(tmp_path / "good.jsonl", GOOD_ROWS)
     result = ok(amem("ingest", str(path), "--batch-size", "2"))
-    assert "stored 5 memories" in result.stdout
+    assert "wrote 5 memories" in result.stdout
     assert "ingesting" not in result.stdout, "progress belongs on stderr"
 
     mg = graph()
@@ -285,7 +285,7 @@ def test_ingest_stores_every_line(
 def test_ingest_json_reports_count_only_on_stdout(amem: Amem, tmp_path: Path) -> None:
     path = write_jsonl(tmp_path / "good.jsonl", GOOD_ROWS)
     out = json.loads(ok(amem("--json", "ingest", str(path))).stdout)
-    assert out == {"stored": 5, "file": str(path)}
+    assert out == {"stored": 5, "written": 5, "already_present": 0, "file": str(path)}
 
 
 def test_ingest_reads_stdin(amem: Amem) -> None:
@@ -325,8 +325,9 @@ def test_ingest_bad_line_names_it_and_stores_nothing(
     # batch size 1: anything not validated up front would already have been written
     result = amem("ingest", str(path), "--batch-size", "1")
     assert result.exit_code == 2, result.output
-    assert result.stderr.startswith("error: line 3:")
+    assert result.stderr.startswith(f"error: {path}:3:")
     assert problem in result.stderr
+    assert "hint: " in result.stderr and "nothing from the file was stored" in result.stderr
     assert "Traceback" not in result.output
     assert counts(amem) == before
     assert amem("show", "b1").exit_code == 2
@@ -355,8 +356,11 @@ def test_ingest_write_failure_keeps_earlier_batches_and_rerun_completes(
     assert amem("show", "w3").exit_code == 2
 
     monkeypatch.setattr(MemoryGraph, "remember_many", real)
-    assert "stored 5 memories" in ok(amem("ingest", str(path))).stdout
+    rerun = ok(amem("ingest", str(path))).stdout
+    assert "wrote 3 memories" in rerun and "2 memories already present" in rerun
     assert counts(amem)["Memory"] == 5, "re-running a file with ids must not duplicate"
+    again = json.loads(ok(amem("--json", "ingest", str(path))).stdout)
+    assert (again["written"], again["already_present"]) == (0, 5)
 
 
 def test_ingest_first_batch_failure_says_nothing_stored(
@@ -475,9 +479,21 @@ def test_impact_counts_and_lists(amem: Amem, poisoned: World) -> None:
 def test_retract_dry_run_changes_nothing(amem: Amem, db: Path, poisoned: World) -> None:
     before = statuses_in(db)
     out = ok(amem("retract", poisoned.poison, "--reason", "evil", "--dry-run")).stdout
-    assert "dry run: nothing was changed" in out and "derived1, derived2, poison" in out
+    assert "dry run: nothing was changed or stored" in out and "derived1, derived2, poison" in out
+    assert "amem restore" not in out and "retraction-" not in out  # no id that looks usable
     assert statuses_in(db) == before
     assert json.loads(ok(amem("--json", "audit")).stdout) == []
+    dry = json.loads(
+        ok(amem("--json", "retract", poisoned.poison, "--reason", "evil", "--dry-run")).stdout
+    )
+    assert dry["id"] is None and dry["dry_run"] is True
+
+
+def test_restore_of_an_unknown_id_says_a_dry_run_stores_none(amem: Amem, poisoned: World) -> None:
+    result = amem("restore", "retraction-0123")
+    assert result.exit_code == 2
+    assert "no retraction 'retraction-0123'" in result.output
+    assert "dry run stores nothing" in result.output
 
 
 def test_retract_cascades_and_restore_undoes_it(amem: Amem, db: Path, poisoned: World) -> None:
@@ -728,3 +744,53 @@ def test_neo4j_init_applies_the_schema_and_lists_indexes(neo4j_graph: MemoryGrap
 def test_neo4j_init_needs_a_neo4j_uri(amem: Amem) -> None:
     result = amem("neo4j", "init")
     assert result.exit_code == 2 and "needs a Neo4j store" in result.stderr
+
+
+def test_audit_names_who_acted_without_by(amem: Amem, poisoned: World) -> None:
+    ok(amem("retract", "poison", "--reason", "bad", env={"AMEM_ACTOR": "oncall-ana"}))
+    events = json.loads(ok(amem("--json", "audit")).stdout)
+    assert [e["actor"] for e in events] == ["oncall-ana"]
+
+
+def test_search_in_an_episode_then_outcome_credits_the_reads(
+    amem: Amem, graph: Callable[[], MemoryGraph]
+) -> None:
+    ok(amem("add", "The staging DB password rotates on Mondays", "--id", "rotate"))
+    ok(amem("add", "Lunch is at noon on Fridays", "--id", "lunch"))
+    hits = json.loads(
+        ok(amem("--json", "search", "staging password", "--episode", "ep-1", "-k", "1")).stdout
+    )
+    assert [h["memory"]["id"] for h in hits] == ["rotate"]
+    done = json.loads(ok(amem("--json", "outcome", "ep-1", "--success")).stdout)
+    assert done["success"] is True and done["episode"] == "ep-1"
+    mg = graph()
+    assert mg.get("rotate").confidence > 0.5  # credited
+    assert mg.get("lunch").confidence == 0.5  # not read, not credited
+    again = amem("outcome", "ep-1", "--failure")
+    assert again.exit_code == 2 and "already has an outcome" in again.output
+    assert amem("outcome", "ep-1").exit_code == 2  # neither --success nor --failure
+    missing = amem("outcome", "no-such-episode", "--success")
+    assert missing.exit_code == 2 and "no episode" in missing.output
+
+
+def test_import_re_embed_moves_a_graph_to_another_model(tmp_path: Path) -> None:
+    small = tmp_path / "small.db"
+    with MemoryGraph.open(small, embedder=HashingEmbedder(64)) as mg:
+        mg.remember("The staging DB password rotates on Mondays", id="rotate")
+        mg.remember("Lunch is at noon on Fridays", id="lunch", derived_from=["rotate"])
+    out = tmp_path / "graph.jsonl"
+    runner = CliRunner()
+    assert runner.invoke(cli, ["--store", str(small), "export", "--out", str(out)]).exit_code == 0
+    target = tmp_path / "big.db"
+    args = ["--store", str(target), "--embedder", "hashing", "import", str(out), "--re-embed"]
+    done = runner.invoke(cli, args, env=BASE_ENV)
+    assert done.exit_code == 0, done.output
+    with MemoryGraph.open(target, embedder="hashing") as mg:  # 256 dims: would refuse 64
+        assert mg.store.embedder_info() == ("hashing-256", 256)
+        assert len(mg.get("rotate").embedding or []) == 256
+        assert [h.memory.id for h in mg.recall("staging password rotates", k=1)] == ["rotate"]
+        assert mg.trace("lunch").upstream.ancestor_ids == ["rotate"]  # the edges came along
+    kept = runner.invoke(cli, ["--store", str(tmp_path / "kept.db"), "import", str(out)])
+    assert kept.exit_code == 0, kept.output
+    with MemoryGraph.open(tmp_path / "kept.db", embedder=HashingEmbedder(64)) as mg:
+        assert mg.store.embedder_info() == ("hashing-64", 64)  # without --re-embed: the file's

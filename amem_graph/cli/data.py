@@ -1,15 +1,26 @@
-"""``amem export / import / cypher / neo4j``: data in and out, and the Neo4j analyst side."""
+"""``amem list / export / import / cypher / neo4j``: data in and out, and the analyst side."""
 
 from __future__ import annotations
 
+from datetime import datetime
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import IO, TYPE_CHECKING
 
 import click
+from rich.console import Console
 
 from amem_graph.cli import render
-from amem_graph.cli.support import Settings, emit, err_console, graph, pass_settings, progress_to
+from amem_graph.cli.support import (
+    ISO_TIME,
+    Settings,
+    emit,
+    err_console,
+    graph,
+    pass_settings,
+    progress_to,
+)
 from amem_graph.core.errors import ValidationError
+from amem_graph.core.schema import MEMORY_STATUSES
 from amem_graph.memory import admin
 
 if TYPE_CHECKING:
@@ -25,6 +36,71 @@ def _write_path(value: str) -> Path:
     if path.is_dir():
         raise ValidationError(f"{value} is a directory; give a file name")
     return path
+
+
+# -- list -------------------------------------------------------------------------------
+
+LIST_COLUMNS = ("id", "created", "status", "kind", "agent", "task", "confidence", "content")
+
+
+@click.command("list")
+@click.option("--scope", help="Only this scope (default: every scope).")
+@click.option("--agent", help="Only memories this agent wrote.")
+@click.option("--task", help="Only memories for this task.")
+@click.option(
+    "--status",
+    "statuses",
+    multiple=True,
+    type=click.Choice(MEMORY_STATUSES),
+    help="Only this status (repeatable; default: every status).",
+)
+@click.option("--since", type=ISO_TIME, help="Only memories created from this time on.")
+@click.option(
+    "--limit",
+    type=click.IntRange(min=0),
+    default=50,
+    show_default=True,
+    help="Show the newest N of them (0: all).",
+)
+@pass_settings
+def list_(
+    settings: Settings,
+    scope: str | None,
+    agent: str | None,
+    task: str | None,
+    statuses: tuple[str, ...],
+    since: datetime | None,
+    limit: int,
+) -> None:
+    """List memories, oldest first, whatever their status unless --status narrows it."""
+    with graph(settings, existing=True, embeds=False) as mg:
+        found = mg.list_memories(
+            scope=scope, agent=agent, task=task, status=statuses or None, since=since
+        )
+    shown = found[-limit:] if limit else found
+    title = f"{len(shown)} of {len(found)} memories" + (
+        " (the newest)" if len(shown) < len(found) else ""
+    )
+
+    def table(console: Console) -> None:
+        rows = [
+            [
+                m.id,
+                f"{m.created_at:%Y-%m-%d %H:%M}",
+                m.status,
+                m.kind,
+                m.agent or "—",
+                m.task or "—",
+                f"{m.confidence:.2f}",
+                render.snippet(m.content, 48),
+            ]
+            for m in shown
+        ]
+        console.print(render.rows_table(LIST_COLUMNS, rows, title, width=console.width))
+
+    emit(
+        settings, {"total": len(found), "memories": [render.memory_record(m) for m in shown]}, table
+    )
 
 
 # -- export -------------------------------------------------------------------------------
@@ -90,18 +166,28 @@ def training_data(settings: Settings, out: str, scope: str | None, agent: str | 
     help="Records per write transaction.",
 )
 @click.option("--atomic", is_flag=True, help="One transaction for the whole file: all or nothing.")
+@click.option(
+    "--re-embed",
+    is_flag=True,
+    help="Embed every memory again with --embedder (default minilm) instead of keeping the "
+    "file's vectors: the way to move a graph to another model.",
+)
 @pass_settings
-def import_(settings: Settings, file: str, batch_size: int, atomic: bool) -> None:
+def import_(settings: Settings, file: str, batch_size: int, atomic: bool, re_embed: bool) -> None:
     """Load a whole-graph export FILE into an EMPTY store (--store), losslessly.
 
     The whole file is validated first: a bad line N is reported as line N and nothing is
-    written. The store keeps the file's embedder and vectors (--embedder does not re-embed).
-    Writes go in batches; if one fails, earlier batches stay: empty the store and re-run, or
-    use --atomic.
+    written. The store keeps the file's embedder and vectors, unless --re-embed computes new
+    ones with --embedder. Writes go in batches; if one fails, earlier batches stay: empty the
+    store and re-run, or use --atomic.
     """
     with progress_to("importing") as update:
         report = admin.import_graph(
-            settings.target(), file, batch_size=None if atomic else batch_size, progress=update
+            settings.target(),
+            file,
+            batch_size=None if atomic else batch_size,
+            progress=update,
+            re_embed=(settings.embedder_choice() or "minilm") if re_embed else None,
         )
     emit(
         settings,
@@ -119,6 +205,13 @@ def import_(settings: Settings, file: str, batch_size: int, atomic: bool) -> Non
 @click.command()
 @click.argument("name", required=False)
 @click.option("--param", "-p", "params", multiple=True, metavar="NAME=VALUE", help="Repeatable.")
+@click.option(
+    "--file",
+    "query_file",
+    type=click.File("r", encoding="utf-8"),
+    help="Run your own read-only Cypher from this file ('-' for stdin) instead of a packaged "
+    "query; the server plans it first (EXPLAIN) and anything that would write is refused.",
+)
 @click.option("--list", "list_only", is_flag=True, help="List the queries and their parameters.")
 @click.option("--show", is_flag=True, help="Print the query's Cypher instead of running it.")
 @click.option(
@@ -136,11 +229,20 @@ def cypher(
     list_only: bool,
     show: bool,
     timeout: float,
+    query_file: IO[str] | None,
 ) -> None:
-    """Run the packaged read-only analyst query NAME on the Neo4j store (--store bolt://...).
+    """Run the packaged read-only analyst query NAME on the Neo4j store (--store bolt://...),
+    or your own with --file QUERY.cypher.
 
-    `amem cypher --list` names them with their questions and parameters.
+    `amem cypher --list` names them with their questions and parameters. A --file query's
+    --param values are JSON when they parse as JSON (10, true, "text", ["a", "b"]), else text;
+    it must only read: the server's EXPLAIN must plan it as a read query (type 'r').
     """
+    if query_file is not None:
+        if name is not None or list_only or show:
+            raise click.UsageError("--file runs your own query; drop NAME, --list and --show")
+        _run_file(settings, query_file, params, timeout)
+        return
     if list_only:
         queries = admin.list_queries()
         emit(
@@ -164,7 +266,22 @@ def cypher(
     emit(
         settings,
         result.as_dict(),
-        lambda c: c.print(render.rows_table(result.columns, result.rows, query.question)),
+        lambda c: c.print(
+            render.rows_table(result.columns, result.rows, query.question, width=c.width)
+        ),
+    )
+
+
+def _run_file(settings: Settings, file: IO[str], params: tuple[str, ...], timeout: float) -> None:
+    name = Path(getattr(file, "name", "-")).name
+    values = admin.guess_values(admin.parse_assignments(params))
+    result = admin.run_cypher_text(
+        settings.target(), file.read(), values, name=name, timeout=timeout
+    )
+    emit(
+        settings,
+        result.as_dict(),
+        lambda c: c.print(render.rows_table(result.columns, result.rows, name, width=c.width)),
     )
 
 
@@ -214,9 +331,11 @@ def init(settings: Settings) -> None:
         settings,
         data,
         lambda c: c.print(
-            render.rows_table(columns, rows, f"Indexes on {target} (Neo4j {version})")
+            render.rows_table(
+                columns, rows, f"Indexes on {target} (Neo4j {version})", width=c.width
+            )
         ),
     )
 
 
-COMMANDS: tuple[click.Command, ...] = (export, import_, cypher, neo4j)
+COMMANDS: tuple[click.Command, ...] = (list_, export, import_, cypher, neo4j)

@@ -8,6 +8,8 @@ longer returns it or what derives from it, and restores it. Each step is a separ
 in ``STEPS``, so more can be appended without touching the others.
 
 Every run uses fresh ids and its own scope, so re-running on a kept store tells the same story.
+Step 4 also draws the lineage it shows into a PNG (``run_demo(picture=...)``; the CLI's default
+is a file in the system's temporary folder, named in the output), when matplotlib is installed.
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ from __future__ import annotations
 import uuid
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 from rich.console import Console
@@ -89,6 +92,9 @@ class DemoState:
     confidence: dict[str, dict[str, dict[str, float]]] = field(default_factory=dict)
     provenance: dict[str, Any] = field(default_factory=dict)
     retraction: dict[str, Any] = field(default_factory=dict)
+    #: where step 4 draws the lineage (None: no picture); ``picture`` is what it wrote
+    picture_to: Path | None = None
+    picture: str | None = None
 
     @property
     def scope(self) -> str:
@@ -116,6 +122,7 @@ class DemoState:
             "confidence": {k: dict(v) for k, v in self.confidence.items()},
             "provenance": dict(self.provenance),
             "retraction": dict(self.retraction),
+            "picture": self.picture,
         }
 
     def role(self, memory_id: str) -> str:
@@ -351,6 +358,20 @@ def step_provenance(mg: MemoryGraph, console: Console, state: DemoState) -> None
         "read_by": {ep: ok for ep, ok in readers(mg, target).items()},
     }
     console.print(provenance_tree(mg, target))
+    if state.picture_to is not None:
+        draw_lineage(mg, console, state, target)
+
+
+def draw_lineage(mg: MemoryGraph, console: Console, state: DemoState, target: str) -> None:
+    """The same lineage as a picture (trace().draw()); without matplotlib, say how to get it."""
+    assert state.picture_to is not None
+    try:
+        mg.trace(target).draw(path=state.picture_to, strip=f"{state.run}:")
+    except ImportError as exc:
+        console.print(f"[dim]No lineage picture: {exc}[/]")
+        return
+    state.picture = str(state.picture_to)
+    console.print(f"Lineage picture of {state.role(target)} written to [bold]{state.picture}[/]")
 
 
 # -- step 5: retract and restore ----------------------------------------------------------
@@ -432,10 +453,17 @@ STEPS: list[Step] = [
 
 
 def run_demo(
-    mg: MemoryGraph, console: Console, steps: Sequence[Step] | None = None
+    mg: MemoryGraph,
+    console: Console,
+    steps: Sequence[Step] | None = None,
+    *,
+    picture: Path | None = None,
 ) -> dict[str, Any]:
-    """Play the story on ``mg``, printing to ``console``; return a JSON-ready summary."""
-    state = DemoState(run=uuid.uuid4().hex[:6])
+    """Play the story on ``mg``, printing to ``console``; return a JSON-ready summary.
+
+    ``picture`` is where step 4 draws the lineage it shows (a PNG; None draws nothing).
+    """
+    state = DemoState(run=uuid.uuid4().hex[:6], picture_to=picture)
     console.print(
         Panel(
             f"Two agents share one memory graph (scope [bold]{state.scope}[/]): a "

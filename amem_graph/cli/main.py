@@ -1,11 +1,12 @@
 """The ``amem`` command line: the group, and add, ingest, search, show, stats and the demo.
 
-Provenance commands (trace, impact, retract, restore, audit) live in ``cli_provenance``; data
-in and out (export, import, cypher, neo4j) in ``cli_data``; shared plumbing in ``cli_support``.
+Provenance commands (trace, impact, retract, restore, audit) live in ``provenance.py``; data in
+and out (export, import, cypher, neo4j) in ``data.py``; shared plumbing in ``support.py``.
 
 Results go to stdout (rich tables, or plain JSON with ``--json``); progress, spinners and
 errors go to stderr, so ``amem --json ... | jq`` always sees clean JSON. Library errors
-become ``error: ...`` and exit code 2, never a traceback.
+become ``error: ...`` and exit code 2, never a traceback; under ``--json`` an error is itself a
+JSON document on stdout (``{"error", "hint", "exit"}``).
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ import pydantic
 from rich.console import Console
 
 from amem_graph.cli import data as cli_data
+from amem_graph.cli import episodes as cli_episodes
 from amem_graph.cli import provenance as cli_provenance
 from amem_graph.cli import render
 from amem_graph.cli.support import (
@@ -33,6 +35,7 @@ from amem_graph.cli.support import (
     pass_settings,
     progress_bar,
 )
+from amem_graph.core.config import MemoryGraphConfig
 from amem_graph.core.errors import (
     AmemGraphError,
     ConflictError,
@@ -52,26 +55,35 @@ EMBEDDERS = ("minilm", "hashing")
 # -- errors -------------------------------------------------------------------------------
 
 
-def _fail(message: str, hint: str | None, code: int) -> NoReturn:
-    click.echo(f"error: {message}", err=True)
-    if hint:
-        click.echo(f"hint: {hint}", err=True)
+def _fail(message: str, hint: str | None, code: int, as_json: bool = False) -> NoReturn:
+    if as_json:  # one JSON document on stdout, as on success; the exit code says it failed
+        click.echo(json.dumps({"error": message, "hint": hint, "exit": code}, indent=2))
+    else:
+        click.echo(f"error: {message}", err=True)
+        if hint:
+            click.echo(f"hint: {hint}", err=True)
     raise click.exceptions.Exit(code)
 
 
 class AmemGroup(click.Group):
     """Turns library errors into ``error: ...`` on stderr and exit 2, never a traceback.
 
-    Unexpected errors exit 1 with one line too; ``AMEM_DEBUG=1`` shows their traceback.
+    Unexpected errors exit 1 with one line too; ``AMEM_DEBUG=1`` shows their traceback. With
+    ``--json`` every error, usage errors included, is ``{"error", "hint", "exit"}`` on stdout.
     """
 
     def invoke(self, ctx: click.Context) -> Any:
+        as_json = bool(ctx.params.get("as_json"))
         try:
             return super().invoke(ctx)
-        except (click.exceptions.ClickException, click.exceptions.Exit, click.Abort):
+        except click.exceptions.ClickException as exc:
+            if not as_json:
+                raise
+            _fail(exc.format_message(), _usage_hint(exc), exc.exit_code, as_json)
+        except (click.exceptions.Exit, click.Abort):
             raise
         except AmemGraphError as exc:
-            _fail(exc.message, exc.hint, USER_ERROR_EXIT)
+            _fail(exc.message, exc.hint, USER_ERROR_EXIT, as_json)
         except Exception as exc:
             if os.environ.get("AMEM_DEBUG"):
                 traceback.print_exc()
@@ -79,7 +91,14 @@ class AmemGroup(click.Group):
                 f"unexpected {type(exc).__name__}: {exc}",
                 "this is a bug; rerun with AMEM_DEBUG=1 for the traceback",
                 UNEXPECTED_EXIT,
+                as_json,
             )
+
+
+def _usage_hint(exc: click.exceptions.ClickException) -> str | None:
+    if isinstance(exc, click.UsageError) and exc.ctx is not None:
+        return f"see: {exc.ctx.command_path} --help"
+    return None
 
 
 # -- the group ----------------------------------------------------------------------------
@@ -174,6 +193,13 @@ def show(settings: Settings, memory_id: str) -> None:
 @click.option("--agent", help="Only memories written by this agent.")
 @click.option("--task", help="Only memories for this task.")
 @click.option("--explain", is_flag=True, help="Also show every signal behind each hit.")
+@click.option(
+    "--episode",
+    metavar="ID",
+    help="Recall inside this episode (created on first use): the hits are logged as READ "
+    "edges, and `amem outcome ID` later credits them.",
+)
+@click.option("--reader", metavar="AGENT", help="With --episode: the agent running it.")
 @pass_settings
 def search(
     settings: Settings,
@@ -183,10 +209,18 @@ def search(
     agent: str | None,
     task: str | None,
     explain: bool,
+    episode: str | None,
+    reader: str | None,
 ) -> None:
     """Recall the K memories most useful for QUERY (hybrid vector, text and graph)."""
+    if reader is not None and episode is None:
+        raise click.UsageError("--reader names the agent of an --episode; give --episode too")
     with graph(settings) as mg:
-        hits = mg.recall(query, k, scope, agent=agent, task=task, explain=explain)
+        if episode is None:
+            hits = mg.recall(query, k, scope, agent=agent, task=task, explain=explain)
+        else:
+            with mg.episode(agent=reader, task=task, scope=scope, id=episode) as ep:
+                hits = ep.recall(query, k, agent=agent, task=task, explain=explain)
 
     def show_hits(console: Console) -> None:
         if not hits:
@@ -224,39 +258,54 @@ def _json_type(value: object) -> str:
     return names.get(type(value), "a number")
 
 
-def parse_line(number: int, raw: str, default_scope: str, max_length: int) -> MemoryInput:
-    """Validate one JSONL line exactly as ``remember`` would; errors name the line."""
-    where = f"line {number}"
+#: every ingest error ends with what to do about it
+INGEST_HINT = "fix that line and run the command again; nothing from the file was stored"
+
+
+def parse_line(
+    number: int, raw: str, default_scope: str, max_length: int, source: str = "-"
+) -> MemoryInput:
+    """Validate one JSONL line exactly as ``remember`` would; errors name ``source:line``."""
+    where = f"{source}:{number}"
     try:
         obj = json.loads(raw.strip())
     except json.JSONDecodeError as exc:
-        raise ValidationError(f"{where}: invalid JSON: {exc.msg} (column {exc.colno})") from None
+        raise ValidationError(
+            f"{where}: invalid JSON: {exc.msg} (column {exc.colno})", hint=INGEST_HINT
+        ) from None
     if not isinstance(obj, dict):
-        raise ValidationError(f"{where}: expected a JSON object, got {_json_type(obj)}")
+        raise ValidationError(
+            f"{where}: expected a JSON object, got {_json_type(obj)}", hint=INGEST_HINT
+        )
     if obj.get("scope") is None:
         obj["scope"] = default_scope
     try:
         item = MemoryInput.model_validate(obj)
     except pydantic.ValidationError as exc:
-        raise ValidationError(format_pydantic_error(exc, where)) from None
+        raise ValidationError(format_pydantic_error(exc, where), hint=INGEST_HINT) from None
     if len(item.content) > max_length:
         raise ValidationError(
-            f"{where}: content is {len(item.content)} characters, the limit is {max_length}"
+            f"{where}: content is {len(item.content)} characters, the limit is {max_length}",
+            hint=INGEST_HINT,
         )
     return item
 
 
-def parse_jsonl(raw_lines: Iterable[str], default_scope: str, max_length: int) -> list[Line]:
+def parse_jsonl(
+    raw_lines: Iterable[str], default_scope: str, max_length: int, source: str = "-"
+) -> list[Line]:
     """Every non-blank line, validated; the first bad one raises."""
     return [
-        Line(n, parse_line(n, raw, default_scope, max_length))
+        Line(n, parse_line(n, raw, default_scope, max_length, source))
         for n, raw in enumerate(raw_lines, start=1)
         if raw.strip()
     ]
 
 
-def check_references(lines: Sequence[Line], mg: MemoryGraph) -> None:
-    """Catch, before any write, what would otherwise fail in a later batch.
+def check_references(lines: Sequence[Line], mg: MemoryGraph, source: str = "-") -> int:
+    """Catch, before any write, what would otherwise fail in a later batch; returns how many
+    lines are already stored (same id, same content), which re-running a file writes again
+    as no-ops.
 
     Repeated ids, parents defined later in the file or nowhere, and ids stored with other
     content would each leave earlier batches written; here they store nothing.
@@ -266,7 +315,10 @@ def check_references(lines: Sequence[Line], mg: MemoryGraph) -> None:
         mid = line.item.id
         if mid is not None:
             if mid in defined:
-                raise ValidationError(f"line {line.number}: id {mid!r} repeats line {defined[mid]}")
+                raise ValidationError(
+                    f"{source}:{line.number}: id {mid!r} repeats line {defined[mid]}",
+                    hint=INGEST_HINT,
+                )
             defined[mid] = line.number
     outside: dict[str, int] = {}
     for line in lines:
@@ -276,19 +328,26 @@ def check_references(lines: Sequence[Line], mg: MemoryGraph) -> None:
                 outside.setdefault(parent, line.number)
             elif at >= line.number:
                 raise ValidationError(
-                    f"line {line.number}: derived_from {parent!r} is defined on line {at}",
-                    hint="put parents on earlier lines than the memories derived from them",
+                    f"{source}:{line.number}: derived_from {parent!r} is defined on line {at}",
+                    hint="put parents on earlier lines than the memories derived from them; "
+                    "nothing from the file was stored",
                 )
     stored = mg.get_many(sorted(set(outside) | set(defined)))
     for parent, number in outside.items():
         if parent not in stored:
-            raise NotFoundError(f"line {number}: derived_from names unknown memory {parent!r}")
+            raise NotFoundError(
+                f"{source}:{number}: derived_from names unknown memory {parent!r}",
+                hint=INGEST_HINT,
+            )
     for line in lines:
         old = None if line.item.id is None else stored.get(line.item.id)
         if old is not None and old.content_hash != content_hash(line.item.content):
             raise ConflictError(
-                f"line {line.number}: memory {line.item.id!r} already exists with other content"
+                f"{source}:{line.number}: memory {line.item.id!r} already exists with other "
+                "content",
+                hint="give it another id, or drop the line; nothing from the file was stored",
             )
+    return sum(1 for line in lines if line.item.id is not None and line.item.id in stored)
 
 
 def write_batches(mg: MemoryGraph, lines: Sequence[Line], batch_size: int) -> int:
@@ -345,16 +404,26 @@ def ingest(settings: Settings, file: IO[str], batch_size: int) -> None:
     while writing (e.g. the store goes away), the earlier batches stay stored and the
     error says up to which line; lines with an "id" make re-running the file safe.
     """
-    with graph(settings) as mg:
-        lines = parse_jsonl(file, mg.config.default_scope, mg.config.max_content_length)
-        check_references(lines, mg)
-        stored = write_batches(mg, lines, batch_size)
     name = getattr(file, "name", "-")
+    source = "<stdin>" if name in ("-", "<stdin>") else name
+    config = MemoryGraphConfig()  # the CLI's graphs use the defaults: no model for validation
+    lines = parse_jsonl(file, config.default_scope, config.max_content_length, source)
+    with graph(settings) as mg:
+        present = check_references(lines, mg, source)
+        stored = write_batches(mg, lines, batch_size)
+    written = stored - present
     emit(
         settings,
-        {"stored": stored, "file": name},
-        lambda c: c.print(f"stored {stored} memories from {name}"),
+        {"stored": stored, "written": written, "already_present": present, "file": name},
+        lambda c: c.print(
+            f"wrote {_memories(written)} from {name}"
+            + (f"; {_memories(present)} already present" if present else "")
+        ),
     )
+
+
+def _memories(n: int) -> str:
+    return f"{n} memory" if n == 1 else f"{n} memories"
 
 
 # -- demo ---------------------------------------------------------------------------------
@@ -375,27 +444,47 @@ def ingest(settings: Settings, file: IO[str], batch_size: int) -> None:
     default=None,
     help="minilm (default, real model) or hashing (instant).",
 )
+@click.option(
+    "--png",
+    metavar="FILE",
+    type=click.Path(dir_okay=False, writable=True),
+    default=None,
+    help="Where to draw the lineage picture. Default: amem-demo-lineage.png in the system's "
+    "temporary folder (the output names it).",
+)
+@click.option("--no-png", is_flag=True, help="Draw no picture.")
 @pass_settings
-def demo(settings: Settings, demo_store: str | None, demo_embedder: str | None) -> None:
+def demo(
+    settings: Settings,
+    demo_store: str | None,
+    demo_embedder: str | None,
+    png: str | None,
+    no_png: bool,
+) -> None:
     """Run a one-minute scripted story: two agents, outcome credit, provenance, and an
     analyst retracting bad advice with its downstream, then restoring it.
 
-    Uses a fresh in-memory store unless --store is given, so it never touches ./.amem.
+    Uses a fresh in-memory store unless --store is given, so it never touches ./.amem; the
+    lineage picture goes to the temporary folder unless --png says where.
     """
+    import tempfile
+    from pathlib import Path
+
     from amem_graph.cli.demo import run_demo
 
     target = demo_store or settings.store or ":memory:"
     choice = demo_embedder or settings.embedder_choice()
     console = err_console() if settings.as_json else Console()
+    picture = None if no_png else Path(png or Path(tempfile.gettempdir()) / "amem-demo-lineage.png")
     with open_graph(target, choice) as mg:
-        summary = run_demo(mg, console)
+        summary = run_demo(mg, console, picture=picture)
     if target == ":memory:":
         console.print("[dim]The demo store was in memory and is gone; pass --store to keep it.[/]")
     if settings.as_json:
         click.echo(json.dumps(summary, indent=2, default=str))
 
 
-for _command in (*cli_provenance.COMMANDS, *cli_data.COMMANDS):
+for _command in (*cli_provenance.COMMANDS, *cli_data.COMMANDS, *cli_episodes.COMMANDS):
     cli.add_command(_command)
 
 

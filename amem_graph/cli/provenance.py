@@ -6,33 +6,64 @@ Each command is "call the facade, then render"; none embeds text, so none loads 
 from __future__ import annotations
 
 from datetime import datetime
+from pathlib import Path
 
 import click
 
 from amem_graph.cli import render
-from amem_graph.cli.support import ISO_TIME, Settings, emit, graph, pass_settings
-from amem_graph.provenance.audit import AUDIT_KINDS
+from amem_graph.cli.support import ISO_TIME, Settings, emit, err_console, graph, pass_settings
+from amem_graph.core.errors import ValidationError
+from amem_graph.memory import AUDIT_KINDS, ProvenanceGraph
+
+PNG_OPTION = click.option(
+    "--png",
+    metavar="FILE",
+    type=click.Path(dir_okay=False, writable=True),
+    help="Also draw it as a picture into FILE (needs the notebooks extra: matplotlib).",
+)
+
+
+def write_picture(view: ProvenanceGraph, png: str) -> str:
+    """Draw a provenance view into ``png``; an ImportError names the extra to install."""
+    path = Path(png).expanduser()
+    if path.suffix.lower() not in (".png", ".svg", ".pdf"):
+        raise ValidationError(f"--png {png}: give a .png (or .svg / .pdf) file name")
+    try:
+        view.draw(path=path)
+    except ImportError as exc:
+        raise ValidationError(str(exc), hint='pip install "amem-graph[notebooks]"') from None
+    return str(path)
 
 
 @click.command()
 @click.argument("memory_id", metavar="ID")
+@PNG_OPTION
 @pass_settings
-def trace(settings: Settings, memory_id: str) -> None:
+def trace(settings: Settings, memory_id: str, png: str | None) -> None:
     """Where memory ID came from (derivation chain, agents, episodes, tasks, sources) and
     where it went (derived memories, episodes that read it, their outcomes, what they wrote)."""
     with graph(settings, existing=True, embeds=False) as mg:
         result = mg.trace(memory_id)
-    emit(settings, result.model_dump(mode="json"), lambda c: c.print(render.trace_tree(result)))
+    data = result.model_dump(mode="json")
+    if png is not None:
+        data["png"] = write_picture(result, png)
+        err_console().print(f"drew the lineage of {memory_id} into {data['png']}")
+    emit(settings, data, lambda c: c.print(render.trace_tree(result)))
 
 
 @click.command()
 @click.argument("memory_id", metavar="ID")
+@PNG_OPTION
 @pass_settings
-def impact(settings: Settings, memory_id: str) -> None:
+def impact(settings: Settings, memory_id: str, png: str | None) -> None:
     """The blast radius of memory ID: what a cascading retraction of it would act on."""
     with graph(settings, existing=True, embeds=False) as mg:
         result = mg.impact(memory_id)
-    emit(settings, render.impact_record(result), lambda c: c.print(render.impact_table(result)))
+    data = render.impact_record(result)
+    if png is not None:
+        data["png"] = write_picture(result, png)
+        err_console().print(f"drew the blast radius of {memory_id} into {data['png']}")
+    emit(settings, data, lambda c: c.print(render.impact_table(result)))
 
 
 @click.command()
@@ -50,7 +81,9 @@ def impact(settings: Settings, memory_id: str) -> None:
     "reading them.",
 )
 @click.option("--dry-run", is_flag=True, help="Report what would change; change nothing.")
-@click.option("--by", help="Who is retracting (recorded on the retraction).")
+@click.option(
+    "--by", help="Who is retracting, for the audit log (default: $AMEM_ACTOR, else your login)."
+)
 @pass_settings
 def retract(
     settings: Settings,
@@ -80,24 +113,25 @@ def retract(
             since=since,
             source=source,
             episode=episode,
-            by=by,
+            by=settings.actor(by),
         )
-    emit(
-        settings,
-        report.model_dump(mode="json"),
-        lambda c: c.print(render.retraction_table(report)),
-    )
+    data = report.model_dump(mode="json")
+    if report.dry_run:
+        data["id"] = None  # a dry run stores nothing: no id for `amem restore`
+    emit(settings, data, lambda c: c.print(render.retraction_table(report)))
 
 
 @click.command()
 @click.argument("retraction_id", metavar="RETRACTION_ID")
-@click.option("--by", help="Who is restoring (recorded in the audit log).")
+@click.option(
+    "--by", help="Who is restoring, for the audit log (default: $AMEM_ACTOR, else your login)."
+)
 @click.option("--reason", default="", help="Why, for the audit log.")
 @pass_settings
 def restore(settings: Settings, retraction_id: str, by: str | None, reason: str) -> None:
     """Undo a retraction exactly; memories another active retraction holds stay down."""
     with graph(settings, existing=True, embeds=False) as mg:
-        report = mg.restore(retraction_id, by=by, reason=reason)
+        report = mg.restore(retraction_id, by=settings.actor(by), reason=reason)
     emit(settings, report.model_dump(mode="json"), lambda c: c.print(render.restore_table(report)))
 
 
@@ -122,7 +156,7 @@ def audit(
     emit(
         settings,
         [e.model_dump(mode="json") for e in events],
-        lambda c: c.print(render.audit_table(events)),
+        lambda c: c.print(render.audit_table(events, width=c.width)),
     )
 
 

@@ -11,19 +11,27 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from rich import box
+from rich.console import Group
 from rich.table import Table
 from rich.text import Text
 from rich.tree import Tree
 
 from amem_graph.core.models import Hit, Memory, PathStep, Signal
 from amem_graph.core.schema import MEMORY, NODE_LABELS, OUTCOME
-from amem_graph.provenance.audit import AuditEvent
-from amem_graph.provenance.retraction import RestoreReport, RetractionReport
-from amem_graph.provenance.trace import Impact, ProvenanceGraph, Trace
+from amem_graph.memory import (
+    AuditEvent,
+    Impact,
+    ProvenanceGraph,
+    RestoreReport,
+    RetractionReport,
+    Trace,
+)
 
 if TYPE_CHECKING:  # the analyst module pulls in the Neo4j driver; only its types are needed
     from amem_graph.analyst.pack import AnalystQuery
 
+#: narrowest a column may get before a table is laid out record by record
+MIN_COLUMN_WIDTH = 14
 SIGNALS = ("vector", "text", "graph", "recency", "importance", "confidence")
 SHOW_FIELDS = (
     "id",
@@ -131,15 +139,29 @@ def format_path(path: Sequence[PathStep]) -> str:
     return out
 
 
-def explain_table(hits: Sequence[Hit]) -> Table:
-    """Every retrieval signal per hit (value and rank), the fused score and the graph path."""
-    table = Table(title="Why these hits", title_justify="left", box=box.SIMPLE_HEAD)
+#: the fused score in words: it is a sum of weighted reciprocal ranks, so only its order counts
+FUSED_NOTE = (
+    "fused = the sum over signals of weight / (rrf_k + rank), plus the priors: it only orders "
+    "the hits; its size means nothing on its own."
+)
+
+
+def explain_table(hits: Sequence[Hit]) -> Group:
+    """Every retrieval signal per hit (value and rank) and the fused score, then each graph
+    path on a line of its own (a path in a table column folds one character per line)."""
+    table = Table(
+        title="Why these hits",
+        title_justify="left",
+        box=box.SIMPLE_HEAD,
+        caption=FUSED_NOTE,
+        caption_justify="left",
+    )
     table.add_column("#", justify="right")
-    table.add_column("id", no_wrap=True)
+    table.add_column("id", overflow="fold", min_width=6)
     for name in SIGNALS:
         table.add_column(name, justify="right")
     table.add_column("fused", justify="right")
-    table.add_column("path", overflow="fold")
+    paths = Text()
     for hit in hits:
         exp = hit.explanation
         signals = {} if exp is None else exp.signals
@@ -148,9 +170,11 @@ def explain_table(hits: Sequence[Hit]) -> Table:
             Text(hit.memory.id),
             *(signal_cell(signals.get(name)) for name in SIGNALS),
             "—" if exp is None else f"{exp.fused:.4f}",
-            Text(format_path([] if exp is None else exp.path)),
         )
-    return table
+        if exp is not None and exp.path:
+            paths.append(f"#{hit.rank} {hit.memory.id} came in by the graph: ", style="bold")
+            paths.append(format_path(exp.path) + "\n")
+    return Group(table, paths) if paths else Group(table)
 
 
 def stats_heading(stats: dict[str, Any]) -> Text:
@@ -316,9 +340,13 @@ def _field_table(title: str, caption: str | None) -> Table:
 
 def retraction_table(report: RetractionReport) -> Table:
     """What a retraction did (or, dry, would do), and how to undo it."""
-    table = _field_table(
-        f"Retraction {report.id}", "dry run: nothing was changed" if report.dry_run else None
-    )
+    if report.dry_run:  # nothing is stored, so there is no id that restore could take
+        table = _field_table(
+            "Retraction (dry run)",
+            "dry run: nothing was changed or stored; run it again without --dry-run to retract",
+        )
+    else:
+        table = _field_table(f"Retraction {report.id}", None)
     table.add_row("selector", Text(report.selector))
     table.add_row("reason", Text(report.reason))
     table.add_row("by", _cell(report.by))
@@ -345,39 +373,57 @@ def restore_table(report: RestoreReport) -> Table:
     return table
 
 
-def audit_table(events: Sequence[AuditEvent]) -> Table:
+def records_table(
+    title: str, columns: Sequence[str], rows: Sequence[Sequence[Any]], width: int | None
+) -> Table:
+    """Rows as a table, or, when ``width`` is too narrow for the columns, one record after
+    another as field/value pairs, so words never break across lines."""
+    if width is None or len(columns) * MIN_COLUMN_WIDTH <= width:
+        table = Table(title=title, title_justify="left", box=box.SIMPLE_HEAD)
+        for name in columns:
+            table.add_column(name, overflow="fold")
+        for row in rows:
+            table.add_row(*(_cell(v) for v in row))
+    else:
+        table = Table(title=title, title_justify="left", show_header=False, box=box.SIMPLE)
+        table.add_column("field", style="bold", no_wrap=True)
+        table.add_column("value", overflow="fold")
+        for n, row in enumerate(rows):
+            if n:
+                table.add_section()
+            for name, value in zip(columns, row, strict=True):
+                table.add_row(name, _cell(value))
+    if not rows:
+        table.add_row(Text("(none)", style="dim"), *[""] * (len(table.columns) - 1))
+    return table
+
+
+def audit_table(events: Sequence[AuditEvent], width: int | None = None) -> Table:
     """Audit events, oldest first."""
-    table = Table(title="Audit log", title_justify="left")
-    for name in ("at", "kind", "actor", "reason", "memories", "agents", "retraction"):
-        table.add_column(name, overflow="fold")
-    for e in events:
-        table.add_row(
+    columns = ("at", "kind", "actor", "reason", "memories", "agents", "retraction")
+    rows = [
+        (
             e.at.isoformat(timespec="seconds"),
             e.kind,
-            _cell(e.actor),
-            _cell(e.reason),
+            e.actor,
+            e.reason,
             _ids(e.memory_ids),
             _ids(e.agent_ids),
-            _cell(e.retraction_id),
+            e.retraction_id,
         )
-    if not events:
-        table.add_row(Text("(no events)", style="dim"), *[""] * 6)
-    return table
+        for e in events
+    ]
+    return records_table("Audit log", columns, rows, width)
 
 
 # -- data: transfer, analyst queries, indexes ---------------------------------------------
 
 
-def rows_table(columns: Sequence[str], rows: Sequence[Sequence[Any]], title: str) -> Table:
-    """Any tabular result; lists are joined, long text folds."""
-    table = Table(title=title, title_justify="left", box=box.SIMPLE_HEAD)
-    for name in columns:
-        table.add_column(name, overflow="fold")
-    for row in rows:
-        table.add_row(*(_cell(v) for v in row))
-    if not rows:
-        table.add_row(Text("(no rows)", style="dim"), *[""] * (len(columns) - 1))
-    return table
+def rows_table(
+    columns: Sequence[str], rows: Sequence[Sequence[Any]], title: str, width: int | None = None
+) -> Table:
+    """Any tabular result (lists joined); vertical when ``width`` is narrow for its columns."""
+    return records_table(title, columns, rows, width)
 
 
 def queries_table(queries: Sequence[AnalystQuery]) -> Table:

@@ -6,6 +6,7 @@ to stdout (rich, or plain JSON with ``--json``); progress and spinners go to std
 
 from __future__ import annotations
 
+import getpass
 import json
 import os
 from collections.abc import Callable, Iterator
@@ -48,6 +49,15 @@ class Settings:
     def target(self) -> str:
         """``--store``, else ``$AMEM_STORE``, else ``./.amem/memory.db``."""
         return self.store or default_store_path()
+
+    def actor(self, given: str | None) -> str:
+        """Who acts, for the audit log: ``--by``, else ``$AMEM_ACTOR``, else the login name."""
+        if given:
+            return given
+        try:
+            return os.environ.get("AMEM_ACTOR") or getpass.getuser()
+        except (KeyError, OSError):  # no login name (some containers)
+            return "cli"
 
     def embedder_choice(self) -> str | None:
         """``--embedder``, else ``$AMEM_EMBEDDER``; None lets the store's own embedder win."""

@@ -26,11 +26,22 @@ _NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.:@/\-]{0,199}$")
 
 def check_name(value: str) -> str:
     """Ids, agent, task and scope names: 1-200 safe characters, no spaces or quotes."""
-    if not isinstance(value, str) or not _NAME.match(value):
+    if not isinstance(value, str) or not _NAME.fullmatch(value):  # fullmatch: no "ab\n"
         raise ValueError(
             f"{value!r} is not a valid name: use 1-200 characters from letters, digits and "
             "_ . : @ / -, starting with a letter or digit"
         )
+    return value
+
+
+def _unicode_text(value: str) -> str:
+    """Text every store can hold: a lone surrogate (e.g. ``"\\ud800"``) is not valid UTF-8."""
+    try:
+        value.encode("utf-8")
+    except UnicodeEncodeError as exc:
+        raise ValueError(
+            f"text is not valid Unicode (a lone surrogate at position {exc.start})"
+        ) from None
     return value
 
 
@@ -43,13 +54,41 @@ def valid_name(value: str, what: str) -> str:
 
 
 def ensure_aware(value: datetime) -> datetime:
-    """Reject naive timestamps: a memory's time must mean one instant everywhere."""
+    """Reject naive timestamps: a memory's time must mean one instant everywhere.
+
+    Returned in UTC; an instant that UTC cannot represent (year 1 at +05:00, 9999-12-31 at
+    -05:00) is refused here rather than overflowing later in a store.
+    """
+    if not isinstance(value, datetime):
+        raise ValueError(f"expected a datetime, got {type(value).__name__}")
     if value.tzinfo is None or value.tzinfo.utcoffset(value) is None:
         raise ValueError(
-            f"timestamp {value.isoformat()} has no timezone; pass an aware datetime "
-            "(e.g. datetime.now(UTC))"
+            f"timestamp {value.isoformat()} has no timezone; give one, e.g. "
+            f"{value.isoformat()}+00:00 (from Python: an aware datetime)"
         )
-    return value.astimezone(UTC)
+    try:
+        return value.astimezone(UTC)
+    except OverflowError:
+        raise ValueError(
+            f"timestamp {value.isoformat()} is outside the range of times in UTC (years 1 to 9999)"
+        ) from None
+
+
+def valid_time(value: datetime, what: str) -> datetime:
+    """``ensure_aware`` for public call arguments: a ValidationError naming the argument."""
+    try:
+        return ensure_aware(value)
+    except ValueError as exc:
+        raise ValidationError(f"{what}: {exc}") from None
+
+
+def valid_count(value: int, what: str, minimum: int = 1) -> int:
+    """A whole number argument (``k``, limits): not a string, float or bool."""
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise ValidationError(f"{what} must be a whole number, got {value!r}")
+    if value < minimum:
+        raise ValidationError(f"{what} must be at least {minimum}, got {value}")
+    return value
 
 
 Name = Annotated[str, AfterValidator(check_name)]
@@ -99,10 +138,22 @@ class MemoryInput(BaseModel):
             raise ValueError("content is empty or only whitespace")
         return value
 
+    @field_validator("content", "context", "source")
+    @classmethod
+    def _encodable(cls, value: str | None) -> str | None:
+        return None if value is None else _unicode_text(value)
+
+    @field_validator("tags", "keywords", "derived_from", mode="before")
+    @classmethod
+    def _not_a_bare_string(cls, value: Any) -> Any:
+        if isinstance(value, str | bytes):
+            raise ValueError(f"expected a list of strings, got the string {value!r}")
+        return value
+
     @field_validator("tags", "keywords")
     @classmethod
     def _clean_terms(cls, value: list[str]) -> list[str]:
-        cleaned = [v.strip() for v in value]
+        cleaned = [_unicode_text(v.strip()) for v in value]
         if any(not v for v in cleaned):
             raise ValueError("tags and keywords must be non-empty strings")
         return list(dict.fromkeys(cleaned))

@@ -13,7 +13,7 @@
 // (fix: cp amem_graph/cypher/schema.cypher cypher/schema.cypher).
 //
 // Rules the store follows (keep analyst queries in line with them):
-// - Labels and relationship types are the ones in amem_graph/schema.py; each relationship type
+// - Labels and relationship types are the ones in amem_graph/core/schema.py; each relationship type
 //   joins exactly one pair of labels. Nothing else is ever created, except one bookkeeping
 //   node (:AmemMeta {id: 'store'}) holding embedder_name, embedder_dims and schema_version.
 // - Every node has a string `id`, unique per label. Every relationship has a string `key`

@@ -7,6 +7,7 @@ stays below the facade.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable, Mapping
 from contextlib import closing
 from pathlib import Path
@@ -30,6 +31,7 @@ __all__ = [
     "TransferReport",
     "bind_query",
     "export_graph",
+    "guess_values",
     "import_graph",
     "is_local_file",
     "is_neo4j_uri",
@@ -39,6 +41,7 @@ __all__ = [
     "open_graph",
     "parse_assignments",
     "run_cypher",
+    "run_cypher_text",
 ]
 
 DEFAULT_BATCH_SIZE = transfer.DEFAULT_BATCH_SIZE
@@ -116,10 +119,18 @@ def import_graph(
     *,
     batch_size: int | None = DEFAULT_BATCH_SIZE,
     progress: Progress | None = None,
+    re_embed: str | None = None,
 ) -> TransferReport:
-    """Load a whole-graph export into the empty store at ``target`` (``None``: one transaction)."""
+    """Load a whole-graph export into the empty store at ``target`` (``None``: one transaction).
+
+    ``re_embed`` names an embedder (``minilm``, ``hashing``, ...) whose vectors replace the
+    file's: the way to move a graph to another model.
+    """
+    embedder = None if re_embed is None else resolve_embedder(re_embed)
     with closing(open_store(target)) as store:
-        return transfer.import_graph(store, file, batch_size=batch_size, progress=progress)
+        return transfer.import_graph(
+            store, file, batch_size=batch_size, progress=progress, re_embed=embedder
+        )
 
 
 def _neo4j_target(target: str) -> str:
@@ -142,6 +153,36 @@ def run_cypher(
     pack.bind(query, params)  # bad parameters fail before connecting
     with closing(open_store(_neo4j_target(target))) as store:
         return pack.run_query(store, query, params, timeout=timeout)
+
+
+def guess_values(assignments: Mapping[str, str]) -> dict[str, Any]:
+    """Values of ``--param`` for a query with no header to type them: JSON when they parse as
+    JSON (``10``, ``true``, ``null``, ``["a"]``, ``"quoted"``), else the text as given."""
+    out: dict[str, Any] = {}
+    for key, raw in assignments.items():
+        try:
+            out[key] = json.loads(raw)
+        except ValueError:
+            out[key] = raw
+    return out
+
+
+def run_cypher_text(
+    target: str,
+    text: str,
+    params: Mapping[str, Any],
+    *,
+    name: str = "query",
+    timeout: float = pack.DEFAULT_TIMEOUT,
+) -> QueryResult:
+    """Run the user's own Cypher on the Neo4j store at ``target`` if the server plans it as a
+    read (``EXPLAIN`` query type ``r``); anything that would write is refused unrun."""
+    cypher = text.strip().rstrip(";").strip()
+    if not cypher:
+        raise ValidationError(f"{name} holds no query")
+    with closing(open_store(_neo4j_target(target))) as store:
+        columns, rows = pack.run_read(store, cypher, params, timeout=timeout, what=name)
+    return QueryResult(query=name, params=dict(params), columns=columns, rows=rows)
 
 
 def neo4j_init(target: str, embedder_choice: str | None) -> dict[str, Any]:

@@ -23,11 +23,12 @@ from amem_graph.core.models import (
     MemoryInput,
     MemoryKind,
     Outcome,
-    ensure_aware,
     utcnow,
+    valid_count,
     valid_name,
+    valid_time,
 )
-from amem_graph.core.schema import AGENT, EPISODE
+from amem_graph.core.schema import AGENT, EPISODE, MEMORY_STATUSES
 from amem_graph.embeddings import Embedder, resolve_embedder
 from amem_graph.memory.episode import EpisodeSession
 from amem_graph.memory.writes import build_remember_batch, parse_inputs
@@ -54,12 +55,7 @@ def _optional_name(value: str | None, what: str) -> str | None:
 
 
 def _optional_time(value: datetime | None, what: str) -> datetime | None:
-    if value is None:
-        return None
-    try:
-        return ensure_aware(value)
-    except (ValueError, AttributeError) as exc:
-        raise ValidationError(f"{what}: {exc}") from None
+    return None if value is None else valid_time(value, what)
 
 
 def _ids(value: str | Sequence[str] | None) -> list[str]:
@@ -176,10 +172,10 @@ class MemoryGraph:
             "episode": episode,
             "scope": self.config.default_scope if scope is None else scope,
             "kind": kind,
-            "tags": list(tags),
-            "keywords": list(keywords),
+            "tags": tags,  # validated as a list: a bare string is an error, not its letters
+            "keywords": keywords,
             "context": context,
-            "derived_from": list(derived_from),
+            "derived_from": derived_from,
             "source": source,
             "timestamp": timestamp,
             "valid_to": valid_to,
@@ -211,14 +207,43 @@ class MemoryGraph:
 
     def get(self, memory_id: str) -> Memory:
         """The memory with this id, whatever its status; ``NotFoundError`` if there is none."""
+        valid_name(memory_id, "memory id")
         found = self.store.get_memories([memory_id]).get(memory_id)
         if found is None:
-            raise NotFoundError(f"no memory with id {memory_id!r}")
+            raise NotFoundError(
+                f"no memory with id {memory_id!r}",
+                hint="ids are case-sensitive; recall or `amem search` shows them",
+            )
         return found
 
     def get_many(self, memory_ids: Sequence[str]) -> dict[str, Memory]:
         """The stored memories among ``memory_ids``, by id (missing ids are simply absent)."""
         return self.store.get_memories([valid_name(i, "memory id") for i in memory_ids])
+
+    def list_memories(
+        self,
+        *,
+        scope: str | None = None,
+        agent: str | None = None,
+        task: str | None = None,
+        status: Sequence[str] | None = None,
+        since: datetime | None = None,
+    ) -> list[Memory]:
+        """Memories oldest first, any scope and status unless narrowed (an analyst's listing,
+        not recall); ``since`` keeps those created at or after it."""
+        statuses = None if status is None else tuple(status)
+        for name in statuses or ():
+            if name not in MEMORY_STATUSES:
+                raise ValidationError(f"unknown memory status {name!r}; known: {MEMORY_STATUSES}")
+        flt = MemoryFilter(
+            scopes=None if scope is None else (valid_name(scope, "scope"),),
+            statuses=statuses,
+            agents=None if agent is None else (valid_name(agent, "agent"),),
+            tasks=None if task is None else (valid_name(task, "task"),),
+        )
+        start = _optional_time(since, "since")
+        found = self.store.find_memories(flt)
+        return found if start is None else [m for m in found if m.created_at >= start]
 
     def memory_filter(
         self,
@@ -238,7 +263,7 @@ class MemoryGraph:
         return MemoryFilter(
             scopes=(scope_name,),
             statuses=statuses,
-            as_of=None if as_of is None else ensure_aware(as_of),
+            as_of=_optional_time(as_of, "as_of"),
             agents=None if agent is None else (valid_name(agent, "agent"),),
             tasks=None if task is None else (valid_name(task, "task"),),
         )
@@ -265,8 +290,7 @@ class MemoryGraph:
         """
         if not isinstance(query, str) or not query.strip():
             raise ValidationError("query is empty")
-        if k < 1:
-            raise ValidationError(f"k must be at least 1, got {k}")
+        valid_count(k, "k")
         when = utcnow() if as_of is None else as_of
         flt = self.memory_filter(scope, agent=agent, task=task, as_of=when, include=include)
         cfg = self._retrieval_config(mode, weights)
@@ -318,7 +342,7 @@ class MemoryGraph:
         valid_name(episode_id, "episode")
         if episode_id not in self.store.get_nodes(EPISODE, [episode_id]):
             raise NotFoundError(f"no episode {episode_id!r}")
-        when = utcnow() if at is None else ensure_aware(at)
+        when = utcnow() if at is None else valid_time(at, "at")
         batch, outcome = outcome_batch(self.store, episode_id, success, score, detail, when)
         self.store.apply(batch)
         return outcome

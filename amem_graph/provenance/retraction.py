@@ -294,7 +294,10 @@ def load_report(store: GraphStore, rid: str) -> RetractionReport:
     """A stored retraction, rebuilt from its node and RETRACTED edges."""
     node = store.get_nodes(RETRACTION, [rid]).get(rid)
     if node is None:
-        raise NotFoundError(f"no retraction {rid!r}")
+        raise NotFoundError(
+            f"no retraction {rid!r}",
+            hint="`amem audit` lists retractions; a dry run stores nothing, so it has no id",
+        )
     by_effect: dict[str, list[str]] = defaultdict(list)
     for e in store.edges([rid], ["RETRACTED"], "out"):
         by_effect[str(e.props.get("effect"))].append(e.dst)

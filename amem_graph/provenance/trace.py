@@ -83,6 +83,13 @@ class ProvenanceGraph(BaseModel):
             )
         return graph
 
+    def draw(self, **options: Any) -> Any:
+        """A matplotlib Figure of this view, layered left to right (``provenance.draw``);
+        ``path=`` also writes it. Needs ``pip install "amem-graph[notebooks]"``."""
+        from amem_graph.provenance.draw import draw_graph
+
+        return draw_graph(self, **options)
+
 
 def node_keys(nodes: Sequence[GraphNode]) -> dict[tuple[str, str], str]:
     """networkx keys: the plain id, or ``Label:id`` for the lower-priority side of a collision."""
@@ -120,6 +127,15 @@ class Impact(ProvenanceGraph):
             "failed_outcomes": len(self.failed_outcome_ids),
         }
 
+    def draw(self, **options: Any) -> Any:
+        """The blast radius as a picture, its roots outlined (see ``ProvenanceGraph.draw``)."""
+        c = self.counts
+        title = (
+            f"Blast radius of {', '.join(self.roots)}: {c['memories']} memories, "
+            f"{c['episodes']} episodes, {c['failed_outcomes']} failed outcomes"
+        )
+        return super().draw(**{"focus": self.roots, "title": title, **options})
+
 
 class Lineage(BaseModel):
     """Where a memory came from: its derivation ancestors and who, when and from what."""
@@ -137,6 +153,11 @@ class Trace(ProvenanceGraph):
     memory_id: str
     upstream: Lineage
     downstream: Impact
+
+    def draw(self, **options: Any) -> Any:
+        """Lineage and use of the memory as a picture, it outlined (``ProvenanceGraph.draw``)."""
+        title = f"Lineage and use of {self.memory_id}"
+        return super().draw(**{"focus": [self.memory_id], "title": title, **options})
 
 
 @dataclass

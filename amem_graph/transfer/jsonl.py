@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import base64
 import binascii
+import dataclasses
 import json
 import os
 import tempfile
@@ -49,8 +50,9 @@ from amem_graph.core.errors import (
     EmbedderMismatchError,
     ValidationError,
 )
-from amem_graph.core.models import Memory, utcnow
+from amem_graph.core.models import Memory, finite_vector, utcnow
 from amem_graph.core.schema import EDGE_TYPES, MEMORY
+from amem_graph.embeddings import Embedder
 from amem_graph.stores.base import (
     Edge,
     EdgeWrite,
@@ -482,35 +484,62 @@ def import_graph(
     *,
     batch_size: int | None = DEFAULT_BATCH_SIZE,
     progress: Progress | None = None,
+    re_embed: Embedder | None = None,
 ) -> TransferReport:
     """Load an export into an EMPTY store, losslessly (see the module docstring).
 
     ``batch_size`` records per transaction; ``None`` for one transaction over the whole file.
+    ``re_embed`` replaces every memory's vector with that embedder's (of its content) and
+    records it as the store's embedder: the way to move a graph to another model.
     """
     if batch_size is not None and batch_size < 1:
         raise ValidationError(f"batch_size must be at least 1 (or None), got {batch_size}")
     header, counts = validate_file(path)
-    check_target(store, header)
-    if header.embedder is not None:
-        store.ensure_embedder(*header.embedder)
+    target = header  # what the store will record: the file's embedder, or the new one
+    if re_embed is not None:
+        target = dataclasses.replace(header, embedder=(re_embed.name, re_embed.dims))
+    check_target(store, target)
+    if target.embedder is not None:
+        store.ensure_embedder(*target.embedder)
     total = sum(counts.values())
     written = 0
     batch = WriteBatch()
     size = 0
+    pending: list[int] = []  # positions in batch.memories still to re-embed
     with _open(path) as stream:
         parse_header(1, _first_line(stream))
         for _number, kind, record in _records(stream, header):
             if kind == "end":
                 break
             _add(batch, record)
+            if re_embed is not None and isinstance(record, Memory):
+                pending.append(len(batch.memories) - 1)
             size += 1
             if batch_size is not None and size >= batch_size:
+                _embed_into(batch, pending, re_embed)
                 written = _flush(store, batch, written, size, total, progress)
-                batch, size = WriteBatch(), 0
+                batch, size, pending = WriteBatch(), 0, []
+    _embed_into(batch, pending, re_embed)
     _flush(store, batch, written, size, total, progress)
     return TransferReport(
-        os.fspath(path), counts["memory"], counts["node"], counts["edge"], header.embedder
+        os.fspath(path), counts["memory"], counts["node"], counts["edge"], target.embedder
     )
+
+
+def _embed_into(batch: WriteBatch, positions: list[int], embedder: Embedder | None) -> None:
+    """Give the memories at ``positions`` the vectors of ``embedder`` (checked like remember's)."""
+    if embedder is None or not positions:
+        return
+    texts = [batch.memories[i].content for i in positions]
+    vectors = embedder.embed_documents(texts)
+    if len(vectors) != len(texts):
+        raise ValidationError(
+            f"the embedder returned {len(vectors)} vectors for {len(texts)} texts"
+        )
+    for i, vector in zip(positions, vectors, strict=True):
+        batch.memories[i] = batch.memories[i].model_copy(
+            update={"embedding": finite_vector(list(vector), embedder.dims)}
+        )
 
 
 def _add(batch: WriteBatch, record: Record) -> None:

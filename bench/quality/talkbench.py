@@ -45,7 +45,7 @@ SEED = 0  # nothing is random; kept so the header matches convbench's
 CATEGORIES = ("single-hop", "multi-hop", "temporal", "open-domain")
 
 _HEADER = re.compile(r"#\s+conversation\s+(?P<id>[A-Za-z0-9_]+)\s*:\s*(?P<speakers>.*)")
-_SESSION = re.compile(r"##\s+session\s+(?P<when>\S+)\s*")
+_SESSION = re.compile(r"##\s+session\s+(?P<when>.*?)\s*")
 _QUESTIONS = re.compile(r"##\s+questions\s*")
 _TURN = re.compile(r"(?P<speaker>[^:]+?)\s*:\s*(?P<text>.*)")
 _TAG_NAME = re.compile(r"[A-Za-z0-9_]+")
@@ -210,10 +210,10 @@ def parse_file(path: Path) -> tuple[dict[str, Any], list[dict[str, Any]]]:
                 if not state.sessions:
                     raise SourceError(path, lineno, "'## questions' before any session")
                 state.in_questions = True
-            elif session := _SESSION.fullmatch(line):
+            elif heading := _SESSION.fullmatch(line):
                 if state.in_questions:
                     raise SourceError(path, lineno, "session after the '## questions' section")
-                _parse_session(path, lineno, session["when"], state)
+                _parse_session(path, lineno, heading["when"], state)
             elif line.startswith("#"):
                 raise SourceError(path, lineno, f"unknown heading {line!r}")
             elif state.in_questions:
@@ -232,8 +232,11 @@ def parse_file(path: Path) -> tuple[dict[str, Any], list[dict[str, Any]]]:
     for tag, info in state.tags.items():
         if not info.used:
             raise SourceError(path, info.line, f"unused tag {tag!r}")
-    conversation = {"id": state.conv_id, "speakers": list(state.speakers)}
-    conversation["sessions"] = state.sessions
+    conversation: dict[str, Any] = {
+        "id": state.conv_id,
+        "speakers": list(state.speakers),
+        "sessions": state.sessions,
+    }
     return conversation, state.questions
 
 

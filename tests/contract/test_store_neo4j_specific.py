@@ -30,8 +30,8 @@ from amem_graph.core.errors import (
 from amem_graph.core.models import Memory, content_hash
 from amem_graph.core.schema import EDGE_TYPES, NODE_LABELS
 from amem_graph.core.seeding import SeedPlan
-from amem_graph.stores import neo4j as neo4j_store
 from amem_graph.stores.base import (
+    SIBLING_EDGES,
     EdgeWrite,
     GraphStore,
     MemoryFilter,
@@ -40,14 +40,14 @@ from amem_graph.stores.base import (
     neighbourhood_by_parts,
     search_expand_by_parts,
 )
-from amem_graph.stores.neo4j.store import (
-    VECTOR_INDEX,
-    Neo4jStore,
-    check_server_version,
-    load_schema,
-    lucene_query,
-    schema_statements,
-)
+from amem_graph.stores.neo4j import cypher as neo4j_cypher
+from amem_graph.stores.neo4j import expand as neo4j_expand
+from amem_graph.stores.neo4j import hood as neo4j_hood
+from amem_graph.stores.neo4j import search as neo4j_search
+from amem_graph.stores.neo4j.connection import check_server_version
+from amem_graph.stores.neo4j.cypher import lucene_query
+from amem_graph.stores.neo4j.schema import VECTOR_INDEX, load_schema, schema_statements
+from amem_graph.stores.neo4j.store import Neo4jStore
 
 ROOT = Path(__file__).resolve().parents[2]
 T0 = datetime(2026, 1, 5, 9, 30, tzinfo=UTC)
@@ -208,6 +208,7 @@ def test_unreachable_server_fails_fast() -> None:
     assert "127.0.0.1:1" in info.value.message
 
 
+@pytest.mark.slow  # waits out a connect timeout on purpose
 @pytest.mark.parametrize("scheme", ["bolt", "neo4j"])
 def test_silent_server_fails_within_a_bounded_time(scheme: str) -> None:
     """A port that accepts connections but never speaks Bolt must not hang connect()."""
@@ -409,7 +410,7 @@ def test_vector_search_grows_the_ann_fetch_before_scanning(
         for i in range(3)
     ]
     neo.apply(WriteBatch(memories=crowd + rare))
-    monkeypatch.setattr(neo4j_store, "_EXACT_MAX", 0)
+    monkeypatch.setattr(neo4j_search, "_EXACT_MAX", 0)
     exact_calls: list[str] = []
     original = Neo4jStore._pairs
 
@@ -421,7 +422,7 @@ def test_vector_search_grows_the_ann_fetch_before_scanning(
     got = neo.vector_search(_vec(0, 0.0), 3, MemoryFilter(scopes=("B",)))
     assert [i for i, _ in got] == ["r0", "r1", "r2"]
     assert exact_calls == []  # found by the grown ANN fetch
-    monkeypatch.setattr(neo4j_store, "_EXACT_MAX", 20_000)
+    monkeypatch.setattr(neo4j_search, "_EXACT_MAX", 20_000)
     assert neo.vector_search(_vec(0, 0.0), 3, MemoryFilter(scopes=("B",))) == got
     assert len(exact_calls) == 1  # the selective filter now goes straight to the exact scan
 
@@ -562,7 +563,7 @@ def test_big_hubs_give_the_same_siblings_as_small_ones(
     ]
     whole = [neo.siblings(ids, via, flt, limit) for via, flt, limit in cases]
     hoods = [neo.neighbourhood(ids, flt, limit) for _, flt, limit in cases]
-    monkeypatch.setattr(neo4j_store, "_SMALL_HUB", 0)
+    monkeypatch.setattr(neo4j_hood, "_SMALL_HUB", 0)
     walked = [neo.siblings(ids, via, flt, limit) for via, flt, limit in cases]
     assert walked == whole
     # recall's one-query expansion walks big hubs the same way, tie groups included
@@ -581,7 +582,7 @@ def _hub_index_operators(plan: dict[str, Any]) -> list[str]:
     details = str(plan.get("args", {}).get("Details", ""))
     found = [
         str(plan["operatorType"]).split("@")[0]
-        for prop in neo4j_store._SIBLING_PROPS.values()
+        for prop in neo4j_hood._SIBLING_PROPS.values()
         if f"Memory({prop}, created_at)" in details
     ]
     for child in plan.get("children", []):
@@ -595,14 +596,14 @@ def test_big_hub_walks_seek_the_time_index_in_every_plan(neo: Neo4jStore) -> Non
     itself the planner sometimes scanned that whole index in order instead, for every seed
     (recall measured 170 ms instead of 20 at 10k memories), so the walks carry a seek hint."""
     flt = MemoryFilter(scopes=("default",), as_of=T0)
-    where, params = neo4j_store._filter_clause(flt)
+    where, params = neo4j_cypher._filter_clause(flt)
     params.update(ids=[], fetch=[], limit=10, small=200, hub="h", secs=0, nanos=0, id="a")
     statements = {
-        "neighbourhood": neo4j_store._neighbourhood_query(where, neo4j_store.SIBLING_EDGES, True),
-        "tie group": neo4j_store._sibling_query(neo4j_store._Q_SIBLINGS_AT, "FOR_TASK", where),
+        "neighbourhood": neo4j_hood._neighbourhood_query(where, SIBLING_EDGES, True),
+        "tie group": neo4j_hood._sibling_query(neo4j_hood._Q_SIBLINGS_AT, "FOR_TASK", where),
     }
     for vector, text in ((True, True), (True, False), (False, True)):
-        statements[f"search_expand {vector=} {text=}"] = neo4j_store._search_expand_query(
+        statements[f"search_expand {vector=} {text=}"] = neo4j_expand._search_expand_query(
             where, vector=vector, text=text
         )
     read: dict[str, set[str]] = {}

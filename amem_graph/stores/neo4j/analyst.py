@@ -2,6 +2,11 @@
 
 The store's capability behind ``stores.base.CypherReader``; the pack itself (parsing, binding)
 lives in ``amem_graph.analyst`` and never imports this store.
+
+Whether a query only reads is the server's call, not a pattern's: each query is first sent as
+``EXPLAIN`` (planned, not run) and must come back with query type ``r``; ``w`` (writes), ``rw``
+(reads and writes) and ``s`` (schema or system) are refused before anything runs. The READ
+transaction it then runs in is the second guard: the server refuses a write there too.
 """
 
 from __future__ import annotations
@@ -18,7 +23,7 @@ from amem_graph.core.codec import json_ready
 from amem_graph.core.errors import ValidationError
 
 if TYPE_CHECKING:
-    from amem_graph.stores.neo4j.store import Neo4jStore
+    from amem_graph.stores.neo4j.connection import Neo4jConnection
 
 
 def plain(value: Any) -> Any:
@@ -41,8 +46,26 @@ def plain(value: Any) -> Any:
     return json_ready(value)
 
 
+#: what EXPLAIN's query type means, for the refusal
+QUERY_TYPES = {"w": "writes", "rw": "reads and writes", "s": "changes the schema or the system"}
+
+
+def check_reads_only(
+    tx: ManagedTransaction, cypher: str, params: dict[str, Any], what: str
+) -> None:
+    """Plan ``cypher`` with EXPLAIN (nothing runs) and refuse it unless its type is ``r``."""
+    kind = tx.run(f"EXPLAIN {cypher}", params).consume().query_type
+    if kind != "r":
+        meaning = QUERY_TYPES.get(str(kind), "not a read")
+        raise ValidationError(
+            f"{what} tried to write: the server plans it as query type {kind!r} ({meaning}); "
+            "analyst queries may only read",
+            hint="remove CREATE / MERGE / SET / DELETE / REMOVE and schema or admin commands",
+        )
+
+
 def run_read(
-    store: Neo4jStore,
+    store: Neo4jConnection,
     cypher: str,
     params: Mapping[str, Any] | None = None,
     *,
@@ -52,13 +75,16 @@ def run_read(
     """Run read-only Cypher in a READ transaction; (columns, JSON-ready rows).
 
     The store's session settings and error mapping apply; a query the server rejects (a write,
-    a syntax error) is the caller's mistake, so it becomes a ValidationError.
+    a syntax error) or plans as anything but a read is the caller's mistake, so it becomes a
+    ValidationError.
     """
+    values = dict(params or {})
 
     @unit_of_work(timeout=timeout)
     def work(tx: ManagedTransaction) -> tuple[list[str], list[list[Any]]]:
         try:
-            result = tx.run(cypher, dict(params or {}))  # values are parameters, never text
+            check_reads_only(tx, cypher, values, what)
+            result = tx.run(cypher, values)  # values are parameters, never text
             columns = list(result.keys())
             return columns, [[plain(v) for v in record.values()] for record in result]
         except neo_errors.ClientError as exc:

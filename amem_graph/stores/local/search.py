@@ -1,0 +1,189 @@
+"""Reads answered from the mirror: vector and BM25 search, filters, ranking fields, statuses,
+siblings and edges; ``search``, ``neighbourhood`` and ``search_expand`` made of those calls."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from typing import Any
+
+import numpy as np
+
+from amem_graph.core.errors import ValidationError
+from amem_graph.core.schema import EDGE_TYPES
+from amem_graph.core.seeding import SeedPlan
+from amem_graph.stores.base import (
+    SIBLING_EDGES,
+    Direction,
+    Edge,
+    Expansion,
+    MemoryFilter,
+    Neighbourhood,
+    RankFields,
+    SearchResult,
+    neighbourhood_by_parts,
+    search_by_parts,
+    search_expand_by_parts,
+)
+from amem_graph.stores.local.mirror import _STATUS_NAMES
+from amem_graph.stores.local.sqlite import LocalConnection
+
+
+class LocalSearch(LocalConnection):
+    """Searches and walks on the numpy, BM25 and networkx mirrors, under the filter."""
+
+    def edges(
+        self,
+        ids: Iterable[str],
+        types: Sequence[str] | None = None,
+        direction: Direction = "out",
+    ) -> list[Edge]:
+        wanted_types = list(EDGE_TYPES) if types is None else list(types)
+        for t in wanted_types:
+            if t not in EDGE_TYPES:
+                raise ValidationError(f"unknown edge type {t!r}")
+        id_list = list(dict.fromkeys(ids))
+
+        def run() -> list[Edge]:
+            graph = self._fresh_mirror().graph
+            out: list[Edge] = []
+            seen: set[tuple[str, str, str, str]] = set()
+            for etype in wanted_types:
+                src_label, dst_label = EDGE_TYPES[etype]
+                for nid in id_list:
+                    found: list[tuple[Any, Any, Any, Any]] = []
+                    if direction in ("out", "both") and graph.has_node((src_label, nid)):
+                        found += graph.out_edges((src_label, nid), keys=True, data="props")
+                    if direction in ("in", "both") and graph.has_node((dst_label, nid)):
+                        found += graph.in_edges((dst_label, nid), keys=True, data="props")
+                    for u, v, key, props in found:
+                        if key[0] != etype:
+                            continue
+                        ident = (etype, u[1], v[1], key[1])
+                        if ident not in seen:
+                            seen.add(ident)
+                            out.append(Edge(etype, u[1], v[1], dict(props), key[1]))
+            return out
+
+        return self._guard("reading edges", run)
+
+    def vector_search(
+        self, vector: Sequence[float], k: int, flt: MemoryFilter
+    ) -> list[tuple[str, float]]:
+        if k <= 0:
+            return []
+
+        def run() -> list[tuple[str, float]]:
+            mirror = self._fresh_mirror()
+            n = len(mirror.ids)
+            if n == 0:
+                return []
+            q = np.asarray(vector, dtype=np.float32)
+            if q.shape != (mirror.dims,):
+                raise ValidationError(
+                    f"query vector has {q.size} dimensions, the store uses {mirror.dims}"
+                )
+            if not np.all(np.isfinite(q)):
+                raise ValidationError("query vector has a non-finite value")
+            norm = float(np.linalg.norm(q))
+            if norm > 0:
+                q = q / norm
+            scores = mirror.vectors[:n] @ q
+            return mirror.top_k(scores, mirror.mask(flt) & mirror.has_vec[:n], k)
+
+        return self._guard("searching vectors", run)
+
+    def text_search(self, query: str, k: int, flt: MemoryFilter) -> list[tuple[str, float]]:
+        if k <= 0:
+            return []
+
+        def run() -> list[tuple[str, float]]:
+            mirror = self._fresh_mirror()
+            n = len(mirror.ids)
+            scores = mirror.bm25.scores(query, n)
+            return mirror.top_k(scores, mirror.mask(flt) & (scores > 0), k)
+
+        return self._guard("searching text", run)
+
+    def search(
+        self,
+        vector: Sequence[float] | None,
+        query: str,
+        n_vector: int,
+        n_text: int,
+        flt: MemoryFilter,
+    ) -> SearchResult:
+        return search_by_parts(self._whole(), vector, query, n_vector, n_text, flt)
+
+    def neighbourhood(
+        self, ids: Sequence[str], flt: MemoryFilter, limit: int, fetch: Sequence[str] = ()
+    ) -> Neighbourhood:
+        return neighbourhood_by_parts(self._whole(), ids, flt, limit, fetch)
+
+    def search_expand(
+        self,
+        vector: Sequence[float] | None,
+        query: str,
+        n_vector: int,
+        n_text: int,
+        flt: MemoryFilter,
+        plan: SeedPlan,
+    ) -> Expansion:
+        return search_expand_by_parts(self._whole(), vector, query, n_vector, n_text, flt, plan)
+
+    def filter_ids(self, ids: Iterable[str], flt: MemoryFilter) -> set[str]:
+        id_list = list(ids)
+
+        def run() -> set[str]:
+            mirror = self._fresh_mirror()
+            mask = mirror.mask(flt)
+            return {i for i in id_list if i in mirror.pos and bool(mask[mirror.pos[i]])}
+
+        return self._guard("filtering memories", run)
+
+    def rank_fields(self, ids: Iterable[str], flt: MemoryFilter) -> dict[str, RankFields]:
+        id_list = list(dict.fromkeys(ids))
+
+        def run() -> dict[str, RankFields]:
+            mirror = self._fresh_mirror()
+            mask = mirror.mask(flt)
+            out: dict[str, RankFields] = {}
+            for mid in id_list:
+                i = mirror.pos.get(mid)
+                if i is not None and mask[i]:
+                    out[mid] = RankFields(
+                        float(mirror.created_at[i]),
+                        float(mirror.importance[i]),
+                        float(mirror.successes[i]),
+                        float(mirror.failures[i]),
+                    )
+            return out
+
+        return self._guard("reading ranking fields", run)
+
+    def statuses(self, ids: Iterable[str]) -> dict[str, str]:
+        id_list = list(ids)
+
+        def run() -> dict[str, str]:
+            mirror = self._fresh_mirror()
+            return {
+                i: _STATUS_NAMES[int(mirror.status[mirror.pos[i]])]
+                for i in id_list
+                if i in mirror.pos and mirror.alive[mirror.pos[i]]
+            }
+
+        return self._guard("reading statuses", run)
+
+    def siblings(
+        self, ids: Sequence[str], via: str, flt: MemoryFilter, limit: int
+    ) -> dict[str, list[tuple[str, str]]]:
+        if via not in SIBLING_EDGES:
+            raise ValidationError(f"siblings via {via!r}: use one of {SIBLING_EDGES}")
+        if limit <= 0:
+            return {mid: [] for mid in ids}
+
+        def run() -> dict[str, list[tuple[str, str]]]:
+            mirror = self._fresh_mirror()
+            mask = mirror.mask(flt)
+            return {mid: mirror.siblings(mid, via, mask, limit) for mid in ids}
+
+        return self._guard("finding siblings", run)

@@ -1,0 +1,199 @@
+"""``apply``: a ``WriteBatch`` as one ``BEGIN IMMEDIATE`` transaction, then the mirror patched."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+from amem_graph.core import codec
+from amem_graph.core.errors import NotFoundError, ValidationError
+from amem_graph.core.models import Memory
+from amem_graph.core.schema import EDGE_TYPES, MEMORY
+from amem_graph.core.text import search_text
+from amem_graph.stores.base import MemoryUpdate, WriteBatch
+from amem_graph.stores.local.sqlite import LocalConnection, _chunks, _epoch
+
+
+class LocalWrites(LocalConnection):
+    """Writes: all-or-nothing batches, edge endpoints checked, vectors stored unit-length."""
+
+    def apply(self, batch: WriteBatch) -> None:
+        if batch.is_empty():
+            return
+
+        def run() -> None:
+            db = self._db
+            db.execute("BEGIN IMMEDIATE")
+            try:
+                self._write(batch)
+                db.execute("COMMIT")
+            except BaseException:
+                db.execute("ROLLBACK")
+                raise
+            # Our own commit does not bump data_version for this connection: patch mirrors.
+            if self._mirror is not None:
+                touched = [m.id for m in batch.memories] + [u.id for u in batch.memory_updates]
+                self._refresh_rows(touched + list(batch.delete_memories))
+                for e in batch.edges:
+                    self._mirror.add_edge(e.type, e.src, e.dst, e.key, dict(e.props))
+                for etype, src, dst, key in batch.delete_edges:
+                    self._mirror.remove_edge(etype, src, dst, key)
+                for mid in batch.delete_memories:
+                    node = (MEMORY, mid)
+                    if self._mirror.graph.has_node(node):
+                        self._mirror.graph.remove_node(node)
+
+        self._guard("writing a batch", run)
+
+    def _write(self, batch: WriteBatch) -> None:
+        db = self._db
+        dims = self._dims()
+        for m in batch.memories:
+            self._insert_memory(m, dims)
+        # json_patch merges props the way Neo4j's SET += does: a None value removes the key
+        db.executemany(
+            "INSERT INTO nodes(label, id, props) VALUES(?, ?, json_patch(json_patch('{}', ?), ?)) "
+            "ON CONFLICT(label, id) DO UPDATE SET props = json_patch(nodes.props, ?)",
+            [
+                (n.label, n.id, codec.dumps(n.on_create), props, props)
+                for n in batch.nodes
+                for props in [codec.dumps(n.props)]
+            ],
+        )
+        if batch.memory_updates:
+            self._update_memories(batch.memory_updates, dims)
+        self._check_endpoints(batch)
+        db.executemany(
+            "INSERT INTO edges(type, src, dst, key, props) VALUES(?, ?, ?, ?, json_patch('{}', ?)) "
+            "ON CONFLICT(type, src, dst, key) DO UPDATE SET props = json_patch(edges.props, "
+            "excluded.props)",
+            [(e.type, e.src, e.dst, e.key, codec.dumps(e.props)) for e in batch.edges],
+        )
+        db.executemany(
+            "DELETE FROM edges WHERE type=? AND src=? AND dst=? AND key=?", batch.delete_edges
+        )
+        if batch.delete_memories:
+            self._delete_memories(batch.delete_memories)
+
+    def _existing(self, label: str, ids: Sequence[str]) -> set[str]:
+        found: set[str] = set()
+        for part in _chunks(list(dict.fromkeys(ids))):
+            marks = ",".join("?" * len(part))
+            if label == MEMORY:
+                sql, params = f"SELECT id FROM memories WHERE id IN ({marks})", list(part)
+            else:
+                sql = f"SELECT id FROM nodes WHERE label = ? AND id IN ({marks})"
+                params = [label, *part]
+            found.update(row["id"] for row in self._db.execute(sql, params))
+        return found
+
+    def _check_endpoints(self, batch: WriteBatch) -> None:
+        """Every edge's two ends exist (nodes of this batch are already written)."""
+        wanted: dict[str, list[str]] = {}
+        for e in batch.edges:
+            src_label, dst_label = e.labels
+            wanted.setdefault(src_label, []).append(e.src)
+            wanted.setdefault(dst_label, []).append(e.dst)
+        found = {label: self._existing(label, ids) for label, ids in wanted.items()}
+        for e in batch.edges:
+            for label, nid in zip(e.labels, (e.src, e.dst), strict=True):
+                if nid not in found[label]:
+                    raise NotFoundError(f"{e.type} edge {e.src!r}->{e.dst!r}: no {label} {nid!r}")
+
+    def _vector_blob(self, memory: Memory, dims: int) -> bytes | None:
+        if memory.embedding is None:
+            return None
+        if len(memory.embedding) != dims:
+            raise ValidationError(
+                f"memory {memory.id!r} has a {len(memory.embedding)}-dim embedding; "
+                f"the store uses {dims}"
+            )
+        vec = np.asarray(memory.embedding, dtype=np.float32)
+        if not np.all(np.isfinite(vec)):
+            raise ValidationError(f"memory {memory.id!r} has a non-finite embedding value")
+        norm = float(np.linalg.norm(vec))
+        if norm > 0:
+            vec = vec / norm
+        return vec.tobytes()
+
+    def _insert_memory(self, m: Memory, dims: int) -> None:
+        doc = codec.dumps(m.model_dump(mode="json", exclude={"embedding", "confidence"}))
+        self._db.execute(
+            "INSERT INTO memories(id, scope, status, agent, task, created_at, valid_from, "
+            "valid_to, doc, search_text, embedding) VALUES(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            (
+                m.id,
+                m.scope,
+                m.status,
+                m.agent,
+                m.task,
+                m.created_at.timestamp(),
+                m.valid_from.timestamp(),
+                _epoch(m.valid_to),
+                doc,
+                search_text(m),
+                self._vector_blob(m, dims),
+            ),
+        )
+
+    def _update_memories(self, updates: Sequence[MemoryUpdate], dims: int) -> None:
+        """Read the rows once, apply the updates in order in Python, write them back at once."""
+        rows: dict[str, tuple[int, dict[str, Any], bytes | None]] = {}
+        for part in _chunks(list(dict.fromkeys(u.id for u in updates))):
+            marks = ",".join("?" * len(part))
+            for row in self._db.execute(
+                f"SELECT rid, id, doc, embedding FROM memories WHERE id IN ({marks})", list(part)
+            ):
+                rows[row["id"]] = (row["rid"], codec.loads(row["doc"]), row["embedding"])
+        current: dict[str, Memory] = {}
+        for update in updates:
+            if update.id not in rows:
+                raise NotFoundError(f"no memory {update.id!r} to update")
+            rid, data, blob = rows[update.id]
+            data = {**data, **{k: v for k, v in update.changes.items() if k != "embedding"}}
+            for name, amount in update.increments.items():
+                data[name] = data.get(name, 0) + amount
+            try:
+                memory = Memory.model_validate(
+                    {**data, "embedding": update.changes.get("embedding")}
+                )
+            except ValueError as exc:  # pydantic's error for a bad value in changes
+                raise ValidationError(f"update of memory {update.id!r}: {exc}") from None
+            if "embedding" in update.changes:
+                blob = self._vector_blob(memory, dims)
+            rows[update.id] = (rid, data, blob)
+            current[update.id] = memory
+        self._db.executemany(
+            "UPDATE memories SET status=?, valid_to=?, doc=?, search_text=?, embedding=? "
+            "WHERE rid=?",
+            [
+                (
+                    m.status,
+                    _epoch(m.valid_to),
+                    codec.dumps(m.model_dump(mode="json", exclude={"embedding", "confidence"})),
+                    search_text(m),
+                    rows[mid][2],
+                    rows[mid][0],
+                )
+                for mid, m in current.items()
+            ],
+        )
+
+    def _delete_memories(self, ids: Sequence[str]) -> None:
+        src_types = [t for t, (s, _) in EDGE_TYPES.items() if s == MEMORY]
+        dst_types = [t for t, (_, d) in EDGE_TYPES.items() if d == MEMORY]
+        for mid in ids:
+            row = self._db.execute("SELECT rid FROM memories WHERE id = ?", (mid,)).fetchone()
+            if row is None:
+                raise NotFoundError(f"no memory {mid!r} to delete")
+            self._db.execute("DELETE FROM memories WHERE rid = ?", (row["rid"],))
+            self._db.execute(
+                f"DELETE FROM edges WHERE src = ? AND type IN ({','.join('?' * len(src_types))})",
+                (mid, *src_types),
+            )
+            self._db.execute(
+                f"DELETE FROM edges WHERE dst = ? AND type IN ({','.join('?' * len(dst_types))})",
+                (mid, *dst_types),
+            )

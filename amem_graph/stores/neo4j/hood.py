@@ -1,0 +1,324 @@
+"""The expansion hop: lineage edges and siblings through task and episode hubs, in one query."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any, Final, LiteralString
+
+from neo4j import Record
+
+from amem_graph.core.errors import ValidationError
+from amem_graph.core.schema import EDGE_TYPES
+from amem_graph.stores.base import (
+    LINEAGE_EDGES,
+    SIBLING_EDGES,
+    Edge,
+    MemoryFilter,
+    Neighbourhood,
+    RankFields,
+)
+from amem_graph.stores.neo4j.connection import _Reader
+from amem_graph.stores.neo4j.cypher import (
+    _MEMORY_PROJECTION,
+    _MICROS,
+    _RANK_FIELDS,
+    _cypher,
+    _filter_clause,
+)
+from amem_graph.stores.neo4j.props import _edge_props, _memory_from_props
+from amem_graph.stores.neo4j.reads import Neo4jReads, _rank_fields, _read_rank_fields
+
+#: ``neighbourhood`` lists lineage edges in this type order, as ``edges`` does
+_LINEAGE_ORDER: Final = {t: i for i, t in enumerate(LINEAGE_EDGES)}
+#: the memory property naming the same hub as each sibling edge
+_SIBLING_PROPS: Final = {"GENERATED_IN": "episode", "FOR_TASK": "task"}
+#: hubs with more members than this are walked through the time index, not read whole
+_SMALL_HUB: Final = 200
+
+
+def _hop_args(limit: int) -> dict[str, int]:
+    """The hop's parameters beside the seeds: the fan-out limit and the big-hub threshold."""
+    return {"limit": max(int(limit), 0), "small": _SMALL_HUB}
+
+
+def _pick_nearest(
+    found: Mapping[str, list[tuple[int, str, str]]],
+    limit: int,
+    out: dict[str, list[tuple[str, str]]],
+) -> None:
+    """Per seed, the ``limit`` nearest distinct (other, hub) of its (gap, other, hub) list."""
+    for mid, candidates in found.items():
+        seen: set[str] = set()
+        for _, other, hub in sorted(candidates):
+            if other not in seen and len(seen) < limit:
+                seen.add(other)
+                out[mid].append((other, hub))
+
+
+def _add_lineage(
+    rows: Iterable[Sequence[Any]],
+    edges: dict[tuple[str, str, str, str], Edge],
+    fields: dict[str, RankFields],
+) -> None:
+    """Collect ``_Q_HOOD_LINEAGE`` rows: each edge once, and the far end's fields if admitted."""
+    for etype, src, dst, props, other, values in rows:
+        key = str(props.get("key", ""))
+        ident = (str(etype), str(src), str(dst), key)
+        edges.setdefault(ident, Edge(*ident[:3], _edge_props(props), key))
+        if values is not None:
+            fields[str(other)] = _rank_fields(values)
+
+
+def _sibling_query(template: LiteralString, via: str, where: LiteralString) -> LiteralString:
+    """A siblings template with the hub type's names, the filter and the time expressions."""
+    names = {"T": via, "H": EDGE_TYPES[via][1], "P": _SIBLING_PROPS[via]}
+    text = _cypher(template, **names).replace("%FILTER%", where)
+    text = text.replace("%FIELDS%", _RANK_FIELDS)
+    return text.replace("%MICROS_M%", _MICROS.replace("%V%", "m")).replace(
+        "%MICROS_S%", _MICROS.replace("%V%", "s")
+    )
+
+
+def _hood_columns(vias: Sequence[str], lineage: bool) -> list[str]:
+    """The parts of each seed's entry in ``_Q_HOOD``'s result, after its id and time."""
+    return (["lineage"] if lineage else []) + [f"{via}_hubs" for via in vias]
+
+
+def _neighbourhood_query(where: LiteralString, vias: Sequence[str], lineage: bool) -> LiteralString:
+    """``neighbourhood``'s query: ``_hood_query`` from ``$ids``, fetching ``$fetch``."""
+    head: LiteralString = "WITH $ids AS seed_ids, $fetch AS fetch_ids\n"
+    return head + _hood_query(where, vias, lineage) + "RETURN seeds, fetched"
+
+
+def _hood_query(where: LiteralString, vias: Sequence[str], lineage: bool) -> LiteralString:
+    """``_Q_HOOD`` with a siblings part per hub type in ``vias`` and, if asked, the lineage."""
+    parts: list[LiteralString] = []
+    if lineage:
+        text = _cypher(_Q_HOOD_LINEAGE, T="|".join(LINEAGE_EDGES)).replace("%FILTER%", where)
+        parts.append(text.replace("%FIELDS%", _RANK_FIELDS))
+    parts += [_sibling_query(_Q_HOOD_SIBLINGS, via, where) for via in vias]
+    columns = ", ".join(_hood_columns(vias, lineage))
+    query = _Q_HOOD.replace("%BODY%", "\n".join(parts)).replace("%COLUMNS%", columns)
+    return query.replace("%AT%", _MICROS.replace("%V%", "s"))
+
+
+#: every admitted member of a big hub at one instant (a tie group cut by the limit)
+_Q_SIBLINGS_AT: Final = """
+MATCH (s:Memory {id: $id})
+MATCH (m:Memory)
+USING INDEX SEEK m:Memory(%P%, created_at)
+WHERE m.%P% = $hub AND m.created_at = datetime({epochSeconds: $secs, nanosecond: $nanos})
+  AND m <> s AND %FILTER% AND EXISTS { (m)-[:%T%]->(:%H% {id: $hub}) }
+RETURN collect(m.id) AS ids
+"""
+#: ``neighbourhood`` and ``siblings``: one entry per seed, each part a subquery that aggregates
+#: (so a seed without edges or hubs still gives its entry), and the memories to ``fetch``
+_Q_HOOD: Final = """
+CALL {
+  WITH seed_ids
+  UNWIND seed_ids AS id MATCH (s:Memory {id: id}) %BODY%
+  RETURN collect([id, %AT%, %COLUMNS%]) AS seeds
+}
+CALL {
+  WITH fetch_ids
+  UNWIND fetch_ids AS id MATCH (m:Memory {id: id}) RETURN collect(m {%P%}) AS fetched
+}
+""".replace("%P%", _MEMORY_PROJECTION)
+_Q_HOOD_LINEAGE: Final = """
+CALL {
+  WITH s
+  MATCH (s)-[r:%T%]-(m:Memory)
+  RETURN collect([type(r), startNode(r).id, endNode(r).id, properties(r), m.id,
+                  CASE WHEN %FILTER% THEN [%FIELDS%] END]) AS lineage
+}
+"""
+#: per hub of the seed: a small hub read whole (nearest ``$limit``); a big one walked each way
+#: through the (hub property, created_at) index in index order (ordering by both index keys
+#: lets the planner stop at the LIMIT instead of sorting the hub; the SEEK hint, because it
+#: otherwise chose, in some plans, to scan the whole index in order, or the task-only index and
+#: a sort), one row past the limit showing a tie group the limit cut
+_Q_HOOD_SIBLINGS: Final = """
+CALL {
+  WITH s
+  MATCH (s)-[:%T%]->(h:%H%)
+  WITH s, h, COUNT { (h)<-[:%T%]-() } AS degree
+  CALL {
+    WITH s, h, degree
+    WITH s, h WHERE degree <= $small
+    MATCH (h)<-[:%T%]-(m:Memory)
+    WHERE m <> s AND %FILTER%
+    WITH m, abs(%MICROS_M% - %MICROS_S%) AS gap
+    ORDER BY gap, m.id
+    LIMIT $limit
+    RETURN collect([m.id, gap, %FIELDS%]) AS near
+  }
+  CALL {
+    WITH s, h, degree
+    WITH s, h WHERE degree > $small
+    MATCH (m:Memory)
+    USING INDEX SEEK m:Memory(%P%, created_at)
+    WHERE m.%P% = h.id AND m.created_at >= s.created_at AND m <> s AND %FILTER%
+      AND EXISTS { (m)-[:%T%]->(h) }
+    WITH m ORDER BY m.%P% ASC, m.created_at ASC LIMIT $limit + 1
+    RETURN collect([m.id, %MICROS_M%, %FIELDS%]) AS later
+  }
+  CALL {
+    WITH s, h, degree
+    WITH s, h WHERE degree > $small
+    MATCH (m:Memory)
+    USING INDEX SEEK m:Memory(%P%, created_at)
+    WHERE m.%P% = h.id AND m.created_at < s.created_at AND %FILTER%
+      AND EXISTS { (m)-[:%T%]->(h) }
+    WITH m ORDER BY m.%P% DESC, m.created_at DESC LIMIT $limit + 1
+    RETURN collect([m.id, %MICROS_M%, %FIELDS%]) AS earlier
+  }
+  RETURN collect([h.id, near, later, earlier]) AS %T%_hubs
+}
+"""
+
+
+@dataclass(frozen=True, slots=True)
+class _HoodAsk:
+    """What a ``_hood_query`` record is read against besides its seeds: the filter and fan-out
+    limit, and the query's parts and parameters (for the extra reads a big hub's tie group
+    needs)."""
+
+    flt: MemoryFilter
+    limit: int
+    vias: tuple[str, ...]
+    lineage: bool
+    where: LiteralString
+    params: dict[str, Any]
+
+
+class Neo4jHood(Neo4jReads):
+    """``neighbourhood`` and ``siblings``: a small hub read whole, a big one walked by time."""
+
+    def neighbourhood(
+        self, ids: Sequence[str], flt: MemoryFilter, limit: int, fetch: Sequence[str] = ()
+    ) -> Neighbourhood:
+        """Lineage edges, siblings through both hub types, the neighbours' ranking fields and
+        the ``fetch`` memories in ONE query (see ``siblings``); a tie group cut by the limit in
+        a big hub costs one more query."""
+        return self._hood(
+            ids, flt, limit, SIBLING_EDGES, lineage=True, what="expanding", fetch=fetch
+        )
+
+    def _hood(
+        self,
+        ids: Sequence[str],
+        flt: MemoryFilter,
+        limit: int,
+        vias: Sequence[str],
+        *,
+        lineage: bool,
+        what: str,
+        fetch: Sequence[str] = (),
+    ) -> Neighbourhood:
+        """``neighbourhood`` through the given hub types, with or without lineage edges."""
+        unique = list(dict.fromkeys(ids))
+        if not unique:
+            siblings: dict[str, dict[str, list[tuple[str, str]]]] = {via: {} for via in vias}
+            return Neighbourhood([], siblings, {}, self.get_memories(fetch, embeddings=False))
+        where, params = _filter_clause(flt)
+        params.update(
+            {
+                "ids": unique,
+                **_hop_args(limit),
+                "fetch": list(dict.fromkeys(fetch)),
+            }
+        )
+        query = _neighbourhood_query(where, vias, lineage)
+        ask = _HoodAsk(flt, params["limit"], tuple(vias), lineage, where, params)
+
+        def read(tx: _Reader) -> Neighbourhood:
+            return self._hood_from(tx, tx.run(query, params).single(strict=True), unique, ask)
+
+        return self._guard(what, lambda: self._read(read))
+
+    def _hood_from(self, tx: _Reader, rec: Record, ids: list[str], ask: _HoodAsk) -> Neighbourhood:
+        """The ``Neighbourhood`` of the seeds ``ids`` (keyed in that order) in a record of
+        ``_hood_query``'s ``seeds`` and ``fetched``; a tie group a big hub's limit cut is read
+        in ``tx``."""
+        limit, vias = ask.limit, ask.vias
+        siblings: dict[str, dict[str, list[tuple[str, str]]]] = {
+            via: {mid: [] for mid in ids} for via in vias
+        }
+        columns = _hood_columns(vias, ask.lineage)
+        edges: dict[tuple[str, str, str, str], Edge] = {}
+        fields: dict[str, RankFields] = {}
+        found: dict[str, dict[str, list[tuple[int, str, str]]]] = {v: {} for v in vias}
+
+        def big_hub_side(
+            side: Sequence[Sequence[Any]], via: str, mid: str, hub: str
+        ) -> list[tuple[str, int]]:
+            """(member, micros) nearest first, with the tie group the limit cut, if any."""
+            rows = [(str(o), int(t)) for o, t, *_ in side]
+            for other, _, *values in side:
+                fields[str(other)] = _rank_fields(values)
+            if limit > 0 and len(rows) > limit and rows[limit][1] == rows[limit - 1][1]:
+                tie_query = _sibling_query(_Q_SIBLINGS_AT, via, ask.where)
+                return self._tie_group(tx, tie_query, ask.params, mid, hub, rows, limit)
+            return rows
+
+        for seed_id, seed_at, *entry in rec["seeds"]:
+            mid, at, part = str(seed_id), int(seed_at), dict(zip(columns, entry, strict=True))
+            if ask.lineage:
+                _add_lineage(part["lineage"], edges, fields)
+            for via in vias:
+                bucket = found[via].setdefault(mid, [])
+                for hub, near, later, earlier in part[f"{via}_hubs"]:
+                    for other, gap, *values in near:
+                        fields[str(other)] = _rank_fields(values)
+                        bucket.append((int(gap), str(other), str(hub)))
+                    for side in (later, earlier):
+                        rows = big_hub_side(side, via, mid, str(hub))
+                        bucket.extend((abs(t - at), o, str(hub)) for o, t in rows)
+        for via in vias:
+            _pick_nearest(found[via], limit, siblings[via])
+        picked = {o for by_seed in siblings.values() for b in by_seed.values() for o, _ in b}
+        unscored = picked - fields.keys()
+        if unscored:  # tie groups add members the query did not score
+            fields.update(_read_rank_fields(tx, ask.flt, sorted(unscored)))
+        seeds = set(ids)
+        wanted = picked | {b for _, x, y, _ in edges for a, b in ((x, y), (y, x)) if a in seeds}
+        order = sorted(edges, key=lambda i: (_LINEAGE_ORDER[i[0]], i[1:]))
+        return Neighbourhood(
+            [edges[i] for i in order],
+            siblings,
+            {mid: f for mid, f in fields.items() if mid in wanted},
+            {m.id: m for m in map(_memory_from_props, rec["fetched"])},
+        )
+
+    def siblings(
+        self, ids: Sequence[str], via: str, flt: MemoryFilter, limit: int
+    ) -> dict[str, list[tuple[str, str]]]:
+        """Memories sharing a ``via`` hub with each id, nearest in time first, then by id.
+
+        A hub with at most ``_SMALL_HUB`` members is read whole. A bigger one is walked
+        outwards from the seed's time through the (task|episode, created_at) index, so its
+        cost does not grow with its size; that path finds the members whose ``task`` (or
+        ``episode``) property names the hub, which the write path always sets with the edge.
+        """
+        if via not in SIBLING_EDGES:
+            raise ValidationError(f"siblings via {via!r}: use one of {SIBLING_EDGES}")
+        hood = self._hood(ids, flt, limit, (via,), lineage=False, what="finding siblings")
+        return hood.siblings[via]
+
+    @staticmethod
+    def _tie_group(
+        tx: _Reader,
+        query: LiteralString,
+        params: dict[str, Any],
+        mid: str,
+        hub: str,
+        rows: list[tuple[str, int]],
+        limit: int,
+    ) -> list[tuple[str, int]]:
+        """Rows before the instant the limit cut through, plus everyone at that instant."""
+        cut = rows[limit - 1][1]
+        secs, micros = divmod(cut, 1_000_000)
+        args = {**params, "id": mid, "hub": hub, "secs": secs, "nanos": micros * 1000}
+        tied = tx.run(query, args).single(strict=True)["ids"]
+        return [r for r in rows if r[1] != cut] + [(str(o), cut) for o in tied]

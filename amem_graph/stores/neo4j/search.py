@@ -1,0 +1,306 @@
+"""Vector and full-text search with the filter inside the query, and ``search`` over both."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Iterable, Sequence
+from typing import Any, Final, LiteralString
+
+import numpy as np
+from neo4j import Record
+
+from amem_graph.core.errors import ValidationError
+from amem_graph.core.text import BM25_K1 as K1
+from amem_graph.stores.base import MemoryFilter, RankFields, SearchResult, search_by_parts
+from amem_graph.stores.neo4j.connection import _Reader
+from amem_graph.stores.neo4j.cypher import _RANK_FIELDS, _cypher, _filter_clause, lucene_query
+from amem_graph.stores.neo4j.reads import Neo4jReads, _rank_fields
+from amem_graph.stores.neo4j.schema import TEXT_INDEX, VECTOR_INDEX, Neo4jSchema
+
+#: ``search`` asks each index for this many times the candidates wanted, in one query
+FIRST_FETCH: Final = 1.25
+#: Lucene's BM25 leaves out the constant (k1 + 1): scores are multiplied by it, so both stores
+#: report the same value
+_BM25_SCALE: Final = K1 + 1
+#: what a search path's scores are multiplied by, per column prefix (vector, text)
+_PATH_SCALE: Final = {"v_": 1.0, "t_": _BM25_SCALE}
+#: searches: first over-fetch is max(k * _OVERFETCH, _MIN_FETCH) from the index, then x4
+_OVERFETCH: Final = 2
+_MIN_FETCH: Final = 32
+#: when the ANN index under-delivers and at most this many memories are admitted, score them
+#: all exactly instead of growing the ANN fetch
+_EXACT_MAX: Final = 20_000
+#: the ANN fetch never grows past this; beyond it the exact scan is used
+_ANN_MAX: Final = 16_384
+
+
+def _top(pairs: Iterable[tuple[str, float]], k: int) -> list[tuple[str, float]]:
+    return sorted(pairs, key=lambda p: (-p[1], p[0]))[:k]
+
+
+def _collect_hits(
+    rows: Iterable[Sequence[Any]], fields: dict[str, RankFields], scale: float
+) -> list[tuple[str, float]]:
+    """(id, score x scale) of ``[id, score, <_RANK_FIELDS>]`` rows; their ranking fields go to
+    ``fields``."""
+    out: list[tuple[str, float]] = []
+    for mid, score, *values in rows:
+        fields[str(mid)] = _rank_fields(values)
+        out.append((str(mid), float(score) * scale))
+    return out
+
+
+def _fetch_size(n: int) -> int:
+    """How many hits a search path's first fetch asks its index for, to keep n."""
+    return math.ceil(n * FIRST_FETCH)
+
+
+def _first_fetch(
+    rec: Record, prefix: str, n: int, fields: dict[str, RankFields]
+) -> list[tuple[str, float]] | None:
+    """The top n of a search path's first fetch (columns ``<prefix>raw``/``<prefix>hits``),
+    scaled by ``_PATH_SCALE``, their fields added to ``fields``; None when the filter starved
+    it and the index may hold more (the path must be redone with a growing fetch)."""
+    hits = _top(_collect_hits(rec[f"{prefix}hits"], fields, _PATH_SCALE[prefix]), n)
+    if len(hits) < n and rec[f"{prefix}raw"] >= _fetch_size(n):
+        return None
+    return hits
+
+
+_Q_VECTOR_ANN: Final = """
+CALL db.index.vector.queryNodes($index, $n, $q) YIELD node AS m, score
+WITH count(*) AS raw, collect(CASE WHEN %FILTER% THEN m END) AS admitted
+RETURN raw, size(admitted) AS found,
+       [x IN admitted | [x.id, 2.0 * vector.similarity.cosine(x.embedding, $q) - 1.0]] AS hits
+"""
+_Q_VECTOR_EXACT: Final = """
+MATCH (m:Memory)
+WHERE %FILTER% AND m.embedding IS NOT NULL
+WITH m.id AS id, CASE WHEN m.embedding_is_zero THEN 0.0
+                      ELSE 2.0 * vector.similarity.cosine(m.embedding, $q) - 1.0 END AS score
+RETURN id, score
+ORDER BY score DESC, id
+LIMIT $k
+"""
+_Q_VECTOR_ZERO_QUERY: Final = """
+MATCH (m:Memory)
+WHERE %FILTER% AND m.embedding IS NOT NULL
+RETURN m.id AS id, 0.0 AS score
+ORDER BY id
+LIMIT $k
+"""
+_Q_COUNT_ADMITTED_VECTORS: Final = """
+MATCH (m:Memory)
+WHERE %FILTER% AND m.embedding IS NOT NULL
+RETURN count(m) AS n
+"""
+_Q_TEXT: Final = """
+CALL db.index.fulltext.queryNodes($index, $q, {limit: $n}) YIELD node AS m, score
+WITH count(*) AS raw, collect(CASE WHEN %FILTER% THEN [m.id, score] END) AS hits
+RETURN raw, hits
+"""
+#: ``search``'s vector part: exact cosines (as ``_Q_VECTOR_ANN``) and the ranking fields
+_Q_SEARCH_VECTOR: Final = """
+CALL db.index.vector.queryNodes($v_index, $v_n, $v_q) YIELD node AS m
+WITH count(*) AS raw, collect(CASE WHEN %FILTER% THEN m END) AS admitted
+RETURN raw AS v_raw,
+       [m IN admitted | [m.id, 2.0 * vector.similarity.cosine(m.embedding, $v_q) - 1.0,
+                         %FIELDS%]] AS v_hits
+"""
+_Q_SEARCH_TEXT: Final = """
+CALL db.index.fulltext.queryNodes($t_index, $t_q, {limit: $t_n}) YIELD node AS m, score
+WITH count(*) AS raw, collect(CASE WHEN %FILTER% THEN [m.id, score, %FIELDS%] END) AS hits
+RETURN raw AS t_raw, hits AS t_hits
+"""
+
+
+class Neo4jSearch(Neo4jSchema, Neo4jReads):
+    """Index searches: over-fetch under the filter, exact cosines, an exact scan if starved."""
+
+    def _unit_query(self, vector: Sequence[float]) -> list[float] | None:
+        """The query vector checked and normalised; None when no memory can have a vector
+        (no embedder recorded) or the query is all zeros (every cosine is 0)."""
+        info = self._recorded_embedder()
+        if info is None:
+            return None
+        dims = info[1]
+        q = np.asarray(vector, dtype=np.float32)
+        if q.shape != (dims,):
+            raise ValidationError(f"query vector has {q.size} dimensions, the store uses {dims}")
+        if not np.all(np.isfinite(q)):
+            raise ValidationError("query vector has a non-finite value")
+        norm = float(np.linalg.norm(q))
+        return None if norm == 0 else [float(v) for v in (q / norm).tolist()]
+
+    def vector_search(
+        self, vector: Sequence[float], k: int, flt: MemoryFilter
+    ) -> list[tuple[str, float]]:
+        if k <= 0:
+            return []
+
+        def run() -> list[tuple[str, float]]:
+            q = self._unit_query(vector)
+            where, params = _filter_clause(flt)
+            params["k"] = int(k)
+            if q is None:
+                if self._recorded_embedder() is None:
+                    return []  # no embedder recorded: no memory can have a vector
+                # every cosine is 0: the embedded store ranks by id
+                query = _cypher(_Q_VECTOR_ZERO_QUERY).replace("%FILTER%", where)
+                return self._read(lambda tx: self._pairs(tx, query, params))
+            params["q"] = q
+            params["index"] = VECTOR_INDEX
+            return self._read(lambda tx: self._vector_search(tx, k, where, params))
+
+        return self._guard("searching vectors", run)
+
+    def search(
+        self,
+        vector: Sequence[float] | None,
+        query: str,
+        n_vector: int,
+        n_text: int,
+        flt: MemoryFilter,
+    ) -> SearchResult:
+        """Each index call with the filter and the ranking fields in one query; the vector and
+        the text query run at once, in two sessions.
+
+        The first fetch from each index is ``FIRST_FETCH`` times what is asked; when the filter
+        left too few of them and the index may hold more, that path is redone by
+        ``vector_search``/``text_search``, which grow the fetch (and scan exactly if need be).
+        """
+        lucene = lucene_query(query) if n_text > 0 else ""
+
+        def run() -> SearchResult:
+            q = self._unit_query(vector) if vector is not None and n_vector > 0 else None
+            if q is None and vector is not None and n_vector > 0:
+                return search_by_parts(self._whole(), vector, query, n_vector, n_text, flt)
+            where, params = _filter_clause(flt)
+            fields: dict[str, RankFields] = {}
+            calls: list[Callable[[], list[tuple[str, float]]]] = []
+            if q is not None:
+                v_params = {**params, "v_q": q, "v_index": VECTOR_INDEX}
+                calls.append(
+                    lambda: self._search_part(
+                        _Q_SEARCH_VECTOR, "v_", where, v_params, n_vector, fields,
+                        lambda: self.vector_search(q, n_vector, flt),
+                    )
+                )  # fmt: skip
+            if lucene:
+                t_params = {**params, "t_q": lucene, "t_index": TEXT_INDEX}
+                calls.append(
+                    lambda: self._search_part(
+                        _Q_SEARCH_TEXT, "t_", where, t_params, n_text, fields,
+                        lambda: self.text_search(query, n_text, flt),
+                    )
+                )  # fmt: skip
+            results = self._concurrently(calls)
+            by_vector = results.pop(0) if q is not None else []
+            by_text = results.pop(0) if lucene else []
+            missing = [i for i, _ in by_vector + by_text if i not in fields]
+            if missing:
+                fields.update(self.rank_fields(missing, flt))
+            return SearchResult(by_vector, by_text, fields)
+
+        return self._guard("searching", run)
+
+    def _search_part(
+        self,
+        template: LiteralString,
+        prefix: str,
+        where: LiteralString,
+        params: dict[str, Any],
+        n: int,
+        fields: dict[str, RankFields],
+        redo: Callable[[], list[tuple[str, float]]],
+    ) -> list[tuple[str, float]]:
+        """One index path of ``search`` (its parameters and columns named with ``prefix``):
+        the top n admitted (id, scaled score), their fields added to ``fields``; ``redo``
+        when the filter starved the first fetch."""
+        cypher = template.replace("%FIELDS%", _RANK_FIELDS).replace("%FILTER%", where)
+        args = {**params, f"{prefix}n": _fetch_size(n)}
+        rec = self._read(lambda tx: tx.run(cypher, args).single(strict=True))
+        found: dict[str, RankFields] = {}
+        hits = _first_fetch(rec, prefix, n, found)
+        if hits is None:
+            hits = redo()
+        fields.update(found)  # dict updates are atomic under the GIL
+        return hits
+
+    @staticmethod
+    def _pairs(
+        tx: _Reader, query: LiteralString, params: dict[str, Any]
+    ) -> list[tuple[str, float]]:
+        return [(str(r["id"]), float(r["score"])) for r in tx.run(query, params)]
+
+    def _vector_search(
+        self, tx: _Reader, k: int, where: LiteralString, params: dict[str, Any]
+    ) -> list[tuple[str, float]]:
+        """ANN with over-fetch, filter inside; exact scan of the admitted set when it starves.
+
+        Every admitted candidate is re-scored with the exact cosine (the index's own scores
+        are quantised and vary with the fetch size), so a memory's score does not depend on k,
+        ties break by id, and scores match the embedded store's.
+        """
+        ann = _cypher(_Q_VECTOR_ANN).replace("%FILTER%", where)
+        n = max(k * _OVERFETCH, _MIN_FETCH)
+        counted: int | None = None
+        while True:
+            rec = tx.run(ann, {**params, "n": n}).single(strict=True)
+            hits = [(str(i), float(s)) for i, s in rec["hits"]]
+            if rec["found"] >= k:
+                return _top(hits, k)
+            if rec["raw"] < n:
+                break  # every indexed vector was seen; all-zero embeddings are not indexed
+            if counted is None:
+                count_query = _cypher(_Q_COUNT_ADMITTED_VECTORS).replace("%FILTER%", where)
+                counted = int(tx.run(count_query, params).single(strict=True)["n"])
+                if counted <= len(hits):
+                    return _top(hits, k)
+                if counted <= _EXACT_MAX:
+                    break
+            if n >= _ANN_MAX:
+                break
+            n = min(n * 4, _ANN_MAX)
+        exact = _cypher(_Q_VECTOR_EXACT).replace("%FILTER%", where)
+        return self._pairs(tx, exact, params)
+
+    def raw_vector_query(self, vector: Sequence[float], k: int) -> list[tuple[str, float]]:
+        """A bare ``db.index.vector.queryNodes`` call (no filter, no re-scoring), for benchmarks.
+
+        Scores are ``2s - 1`` of the index's score, i.e. the index's (quantised) cosine.
+        """
+        if k <= 0:
+            return []
+        params = {"index": VECTOR_INDEX, "n": int(k), "q": [float(v) for v in vector]}
+
+        def read(tx: _Reader) -> list[tuple[str, float]]:
+            return [
+                (str(r["id"]), 2.0 * float(r["score"]) - 1.0)
+                for r in tx.run(
+                    "CALL db.index.vector.queryNodes($index, $n, $q) YIELD node, score "
+                    "RETURN node.id AS id, score",
+                    params,
+                )
+            ]
+
+        return self._guard("searching the vector index", lambda: self._read(read))
+
+    def text_search(self, query: str, k: int, flt: MemoryFilter) -> list[tuple[str, float]]:
+        lucene = lucene_query(query)
+        if not lucene or k <= 0:
+            return []
+        where, params = _filter_clause(flt)
+        params.update({"index": TEXT_INDEX, "q": lucene})
+        cypher = _cypher(_Q_TEXT).replace("%FILTER%", where)
+
+        def read(tx: _Reader) -> list[tuple[str, float]]:
+            n = max(k * _OVERFETCH, _MIN_FETCH)
+            while True:
+                rec = tx.run(cypher, {**params, "n": n}).single(strict=True)
+                hits = [(str(i), float(s) * _BM25_SCALE) for i, s in rec["hits"]]
+                if len(hits) >= k or rec["raw"] < n:
+                    return _top(hits, k)
+                n *= 4
+
+        return self._guard("searching text", lambda: self._read(read))
