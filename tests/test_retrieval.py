@@ -7,7 +7,7 @@ from datetime import UTC, datetime, timedelta
 import pytest
 
 from amem_graph import MemoryGraph, ValidationError
-from amem_graph.recall.retriever import PREFETCH, text_confidence
+from amem_graph.recall.retriever import READ_AHEAD, settled, text_confidence
 from amem_graph.stores.base import MemoryUpdate, WriteBatch
 
 T0 = datetime(2026, 3, 1, 12, 0, tzinfo=UTC)
@@ -181,12 +181,14 @@ def _spy_whole_reads(
 def test_recall_reads_whole_only_the_likely_hits_during_expansion(
     lineage: MemoryGraph, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """Candidates are ranked on their few ranking fields; only the top PREFETCH x k are read
+    """Candidates are ranked on their few ranking fields; only the top READ_AHEAD x k are read
     whole, in the expansion's round trip, and nothing after it when they hold the hits."""
+    for i in range(10):  # more memories than the READ_AHEAD x k read whole
+        lineage.remember(f"Another note number {i} about planting roses", id=f"roses{i}")
     fetched, read = _spy_whole_reads(lineage, monkeypatch)
     hits = lineage.recall("payments webhooks retries gardening tulips", k=3, explain=True)
     assert len(hits) == 3
-    assert len(fetched) == 1 and len(fetched[0]) == PREFETCH * 3
+    assert len(fetched) == 1 and len(fetched[0]) == READ_AHEAD * 3
     assert set(ids(hits)) <= set(fetched[0])
     assert read == []
     # the priors came from the ranking fields: every hit was ranked on all three of them
@@ -205,7 +207,7 @@ def test_a_hit_the_expansion_did_not_read_is_read_after_it(
     query = "payments webhooks retries note"  # the root first, then the noise notes
     hits = lineage.recall(query, k=1, graph_weight=100.0)
     assert ids(hits) == ["child"]
-    assert "child" not in fetched[0]  # the test's premise: it was not among the top PREFETCH x k
+    assert "child" not in fetched[0]  # the test's premise: it was not among the top READ_AHEAD x k
     assert read == [["child"]]
     assert hits[0].memory.content.startswith("Zebra crossings")
 
@@ -241,3 +243,14 @@ def test_text_confidence_tells_a_lone_peak_from_a_flat_top() -> None:
     assert text_confidence([2.1, 2.0, 2.0, 1.9, 1.9, 1.8]) < 0.1
     low, high = text_confidence([3.6, 2.0, 2.0]), text_confidence([4.4, 2.0, 2.0])
     assert low < 0.5 < high  # the step sits at twice the mean of the next few
+
+
+def test_a_tie_group_split_by_the_cut_is_dropped_from_a_full_list() -> None:
+    """Which members of a tie group made a store's top n is float noise: c or d here."""
+    one = settled([("a", 0.9), ("b", 0.5), ("c", 0.3000001), ("d", 0.3)], 4)
+    other = settled([("a", 0.9), ("b", 0.5), ("d", 0.3), ("e", 0.3)], 4)
+    assert one == other == [("a", (0.9, 1)), ("b", (0.5, 2))]
+    # a list shorter than asked for was not cut; one that is all one tie group is kept
+    assert [m for m, _ in settled([("a", 0.9), ("b", 0.3), ("c", 0.3)], 4)] == ["a", "b", "c"]
+    assert [r for _, (_, r) in settled([("a", 0.3), ("b", 0.3)], 2)] == [1, 1]
+    assert settled([("a", 0.9)], 0) == [("a", (0.9, 1))]

@@ -23,10 +23,12 @@ from amem_graph.stores.base import Expansion, GraphStore, MemoryFilter, Neighbou
 
 RELEVANCE_SIGNALS = ("vector", "text", "graph")
 PRIOR_SIGNALS = ("recency", "importance", "confidence")
-#: expansion reads the top PREFETCH x k candidates whole, as the likely hits; they are the
-#: ones re-scored on their agent and length (on convbench 3k gave recall@10 +0.03 over 2k,
-#: and 4k nothing more)
+#: the likely hits: the top PREFETCH x k of the fusion, re-scored on their agent and length
+#: (on convbench 3k gave recall@10 +0.03 over 2k, and 4k nothing more)
 PREFETCH = 3
+#: the expansion reads the top READ_AHEAD x k direct hits whole, to hold the likely hits
+#: without another round trip: on convbench it missed some in 5% of questions (99% at 3k)
+READ_AHEAD = 5
 #: BM25's best hit "stands out" when it scores TEXT_PEAK x the mean of the next
 #: TEXT_PEAK_NEXT (a logistic step of width TEXT_PEAK_WIDTH): then ``text_boost`` applies
 TEXT_PEAK = 2.0
@@ -69,7 +71,7 @@ def seed_plan(cfg: RetrievalConfig, k: int) -> SeedPlan | None:
         text_weight=float(cfg.text_weight),
         rrf_k=cfg.rrf_k,
         seeds=cfg.expand_seeds,
-        fetch=PREFETCH * k,
+        fetch=READ_AHEAD * k,
         limit=cfg.expand_fanout,
     )
 
@@ -97,9 +99,24 @@ def text_confidence(scores: Sequence[float]) -> float:
         return 1.0
     peak = scores[0] / max(sum(rest) / len(rest), 1e-12)
     z = (peak - TEXT_PEAK) / TEXT_PEAK_WIDTH
-    # in steps of a tenth: BM25 scores differ by up to ~1% between stores (Lucene stores
-    # lengths lossily), which must not tip a near-tie one way on one store only
-    return round(1.0 / (1.0 + math.exp(-z)), 1) if z > -50 else 0.0
+    return 1.0 / (1.0 + math.exp(-z)) if z > -50 else 0.0
+
+
+def settled(pairs: Sequence[tuple[str, float]], n: int) -> list[tuple[str, tuple[float, int]]]:
+    """A search list as (id, (score, tie-aware rank)), less the tie group its cut at ``n``
+    may have split.
+
+    A store cuts its top n inside a group of equal scores by its own float noise (float32 or
+    float64 cosines, Lucene's floats), so which members made the list differs between stores
+    even when every score agrees; the group at the end of a full list is dropped, unless it
+    is the whole list. Those members are the weakest of the list; they may still come back
+    through another path.
+    """
+    ranked = list(zip((mid for mid, _ in pairs), tie_ranks([s for _, s in pairs]), strict=True))
+    if n <= 0 or len(ranked) < n:
+        return ranked  # not cut: every match is here
+    last = ranked[-1][1][1]
+    return ranked[: last - 1] if last > 1 else ranked
 
 
 def named_agents(query: str) -> frozenset[str]:
@@ -142,11 +159,9 @@ class HybridRetriever:
             start = self.store.search_expand(vector, query, n_vector, n_text, flt, plan)
             found = start.found
         cands: dict[str, _Candidate] = {}
-        for name, pairs in (("vector", found.vector), ("text", found.text)):
-            for mid, (score, rank) in zip(
-                (m for m, _ in pairs), tie_ranks([s for _, s in pairs]), strict=True
-            ):
-                cands.setdefault(mid, _Candidate(mid)).signals[name] = (score, rank)
+        for name, pairs, n in (("vector", found.vector, n_vector), ("text", found.text, n_text)):
+            for mid, ranked in settled(pairs, n):
+                cands.setdefault(mid, _Candidate(mid)).signals[name] = ranked
         if not cands:
             return []  # expansion starts from seeds, so nothing more can come
         fields = dict(found.fields)
@@ -159,10 +174,13 @@ class HybridRetriever:
         peak = text_confidence([score for _, score in found.text]) if found.text else 0.0
         fused = self._fuse(cands, cfg, peak)
         if cfg.speaker_weight > 0 or cfg.terse_weight > 0:
-            if plan is None:  # no expansion read the likely hits: read them now
-                head = sorted(cands, key=lambda mid: (-fused[mid], mid))[: PREFETCH * k]
-                memories.update(self.store.get_memories(head, embeddings=False))
-            self._rescore(cands, fused, memories, query, cfg)
+            # the likely hits by this ranking, not the ones the store happened to read whole
+            # (its pick rests on its own float noise): reading any the expansion did not
+            head = sorted(cands, key=lambda mid: (-fused[mid], mid))[: PREFETCH * k]
+            unread = [mid for mid in head if mid not in memories]
+            if unread:
+                memories.update(self.store.get_memories(unread, embeddings=False))
+            self._rescore(head, cands, fused, memories, query, cfg)
         order = sorted(cands, key=lambda mid: (-fused[mid], mid))[:k]
         # only the k shown are read whole (most came with the expansion); one deleted
         # meanwhile is left out
@@ -207,9 +225,8 @@ class HybridRetriever:
 
         The first hop came with the search (``start``). Returns the ranking fields of the
         memories reached (read with the filter, in the same round trip that admits them), and
-        the likely hits that hop read whole: the top ``PREFETCH`` x k candidates before
-        expansion (the ones re-scored; at 2k they held 99.8% of the hits shown on convbench),
-        saving recall a round trip.
+        the memories that hop read whole: the top ``READ_AHEAD`` x k candidates before
+        expansion, to hold the likely hits, saving recall a round trip.
         """
         seed_scores = plan.scores(start.found.vector, start.found.text)
         seeds = start.seeds
@@ -325,13 +342,14 @@ class HybridRetriever:
 
     def _rescore(
         self,
+        head: Sequence[str],
         cands: dict[str, _Candidate],
         fused: dict[str, float],
         memories: dict[str, Memory],
         query: str,
         cfg: RetrievalConfig,
     ) -> None:
-        """Re-score the likely hits (the candidates read whole) on what the graph knows of
+        """Re-score the likely hits (``head``, read whole) on what the graph knows of
         them, in place: their agent named in the query (questions about a person are mostly
         answered by what that person said), and few words (a reaction or a greeting seldom
         carries a fact, yet BM25's length normalisation and short vectors favour it).
@@ -342,9 +360,9 @@ class HybridRetriever:
             return
         top = max(fused.values())
         terms = named_agents(query)
-        for mid, memory in memories.items():
-            cand = cands.get(mid)
-            if cand is None:
+        for mid in head:
+            memory, cand = memories.get(mid), cands[mid]
+            if memory is None:  # deleted meanwhile
                 continue
             agent = analyze(memory.agent) if memory.agent else []
             if cfg.speaker_weight > 0 and agent and terms.issuperset(agent):
