@@ -236,6 +236,31 @@ def test_a_few_word_memory_is_lowered(mg: MemoryGraph) -> None:
     assert ids(mg.recall("kettle broke", k=2, terse_weight=0)) == ["short", "long"]
 
 
+@pytest.mark.parametrize("mode", ["rrf", "weighted"])
+def test_the_signals_contributions_sum_to_the_fused_score(mg: MemoryGraph, mode: str) -> None:
+    """An explanation accounts for the whole score: BM25's boost and the re-scoring too."""
+    mg.remember("Zanzibar ferry timetable for the harbour", id="rare", agent="maya")
+    mg.remember("Ha, brilliant.", id="terse", agent="tomas")
+    mg.remember("The ferry timetable changed in the harbour", id="child", derived_from=["rare"])
+    for i in range(6):
+        mg.remember(f"Harbour note number {i} about boats and the ferry", agent="tomas")
+    hits = mg.recall("zanzibar ferry maya brilliant", k=9, mode=mode, explain=True)
+    assert len(hits) == 9
+    seen: set[str] = set()
+    for h in hits:
+        assert h.explanation is not None
+        parts = {name: s.contribution for name, s in h.explanation.signals.items()}
+        assert sum(parts.values()) == pytest.approx(h.score, abs=1e-12)
+        seen.update(name for name, part in parts.items() if part != 0)
+        if "terse" in parts:
+            assert parts["terse"] < 0
+    assert {"vector", "text", "graph", "speaker", "terse"} <= seen
+    rare = next(h for h in hits if h.memory.id == "rare").explanation
+    assert rare is not None and rare.signals["text"].rank == 1
+    if mode == "rrf":  # "zanzibar" matched one memory alone: BM25's weight rose above 0.2
+        assert rare.signals["text"].contribution > 0.2 / (mg.config.retrieval.rrf_k + 1)
+
+
 def test_text_confidence_tells_a_lone_peak_from_a_flat_top() -> None:
     assert text_confidence([]) == 0.0
     assert text_confidence([3.0]) == 1.0  # one memory matched at all

@@ -48,13 +48,37 @@ class _Candidate:
     id: str
     signals: dict[str, tuple[float, int]] = field(default_factory=dict)
     path: list[PathStep] = field(default_factory=list)
-    #: re-scoring signal -> its value (speaker: 1 when named; terse: the word count)
-    rescored: dict[str, float] = field(default_factory=dict)
+    #: re-scoring signal -> (its value, what it added): speaker 1 when named, terse the word
+    #: count
+    rescored: dict[str, tuple[float, float]] = field(default_factory=dict)
 
-    def explanation(self, fused: float) -> Explanation:
-        signals = {name: Signal(value=v, rank=r) for name, (v, r) in self.signals.items()}
-        signals.update({name: Signal(value=v) for name, v in self.rescored.items()})
+    def explanation(self, fused: float, fusion: _Fusion) -> Explanation:
+        signals = {
+            name: Signal(value=v, rank=r, contribution=fusion.part(name, v, r))
+            for name, (v, r) in self.signals.items()
+        }
+        signals.update(
+            {name: Signal(value=v, contribution=c) for name, (v, c) in self.rescored.items()}
+        )
         return Explanation(signals=signals, fused=fused, path=self.path)
+
+
+@dataclass(frozen=True, slots=True)
+class _Fusion:
+    """How a signal's value and rank become its part of the fused score, for explanations
+    (the fusion itself inlines this arithmetic: it runs over every candidate)."""
+
+    mode: str
+    weights: dict[str, float]
+    rrf_k: int
+    bounds: dict[str, tuple[float, float]]
+
+    def part(self, signal: str, value: float, rank: int) -> float:
+        weight = self.weights[signal]
+        if self.mode == "rrf":
+            return weight / (self.rrf_k + rank)
+        lo, hi = self.bounds[signal]
+        return weight * (1.0 if hi == lo else (value - lo) / (hi - lo))
 
 
 def vector_depth(cfg: RetrievalConfig, k: int) -> int:
@@ -172,7 +196,7 @@ class HybridRetriever:
         cands = {mid: c for mid, c in cands.items() if mid in fields}
         self._priors(cands, fields, now, cfg)
         peak = text_confidence([score for _, score in found.text]) if found.text else 0.0
-        fused = self._fuse(cands, cfg, peak)
+        fused, fusion = self._fuse(cands, cfg, peak)
         if cfg.speaker_weight > 0 or cfg.terse_weight > 0:
             # the likely hits by this ranking, not the ones the store happened to read whole
             # (its pick rests on its own float noise): reading any the expansion did not
@@ -193,18 +217,16 @@ class HybridRetriever:
                 memory=memories[mid],
                 score=fused[mid],
                 rank=i + 1,
-                explanation=cands[mid].explanation(fused[mid]) if explain else None,
+                explanation=cands[mid].explanation(fused[mid], fusion) if explain else None,
             )
             for i, mid in enumerate(shown)
         ]
 
     # -- expansion ------------------------------------------------------------------------
 
-    def _rrf(
-        self, cands: dict[str, _Candidate], cfg: RetrievalConfig, text_peak: float = 0.0
-    ) -> dict[str, float]:
+    def _rrf(self, cands: dict[str, _Candidate], fusion: _Fusion) -> dict[str, float]:
         """Weighted reciprocal rank fusion over whatever signals each candidate has."""
-        weights, rrf_k = _weights(cfg, text_peak), cfg.rrf_k
+        weights, rrf_k = fusion.weights, fusion.rrf_k
         out: dict[str, float] = {}
         for mid, c in cands.items():  # a plain loop: this runs over every candidate
             total = 0.0
@@ -320,12 +342,13 @@ class HybridRetriever:
                 cands[mid].signals[signal] = ranked
 
     def _fuse(
-        self, cands: dict[str, _Candidate], cfg: RetrievalConfig, text_peak: float = 0.0
-    ) -> dict[str, float]:
-        if cfg.mode == "rrf":
-            return self._rrf(cands, cfg, text_peak)
+        self, cands: dict[str, _Candidate], cfg: RetrievalConfig, text_peak: float
+    ) -> tuple[dict[str, float], _Fusion]:
         weights = _weights(cfg, text_peak)
         bounds: dict[str, tuple[float, float]] = {}
+        if cfg.mode == "rrf":
+            fusion = _Fusion(cfg.mode, weights, cfg.rrf_k, bounds)
+            return self._rrf(cands, fusion), fusion
         for signal in RELEVANCE_SIGNALS + PRIOR_SIGNALS:
             vals = [c.signals[signal][0] for c in cands.values() if signal in c.signals]
             if vals:
@@ -338,7 +361,7 @@ class HybridRetriever:
                 norm = 1.0 if hi == lo else (value - lo) / (hi - lo)
                 total += weights[signal] * norm
             fused[mid] = total
-        return fused
+        return fused, _Fusion(cfg.mode, weights, cfg.rrf_k, bounds)
 
     def _rescore(
         self,
@@ -366,9 +389,9 @@ class HybridRetriever:
                 continue
             agent = analyze(memory.agent) if memory.agent else []
             if cfg.speaker_weight > 0 and agent and terms.issuperset(agent):
-                cand.rescored["speaker"] = 1.0
+                cand.rescored["speaker"] = (1.0, cfg.speaker_weight * top)
                 fused[mid] += cfg.speaker_weight * top
             n_words = len(_WORD.findall(memory.content))
             if cfg.terse_weight > 0 and n_words < cfg.terse_words:
-                cand.rescored["terse"] = float(n_words)
+                cand.rescored["terse"] = (float(n_words), -cfg.terse_weight * top)
                 fused[mid] -= cfg.terse_weight * top
