@@ -7,6 +7,7 @@ from datetime import UTC, datetime, timedelta
 import pytest
 
 from amem_graph import MemoryGraph, ValidationError
+from amem_graph.recall.retriever import READ_AHEAD, settled, text_confidence
 from amem_graph.stores.base import MemoryUpdate, WriteBatch
 
 T0 = datetime(2026, 3, 1, 12, 0, tzinfo=UTC)
@@ -180,12 +181,14 @@ def _spy_whole_reads(
 def test_recall_reads_whole_only_the_likely_hits_during_expansion(
     lineage: MemoryGraph, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """Candidates are ranked on their few ranking fields; only the top 2k are read whole, in
-    the expansion's round trip, and nothing after it when they hold the hits."""
+    """Candidates are ranked on their few ranking fields; only the top READ_AHEAD x k are read
+    whole, in the expansion's round trip, and nothing after it when they hold the hits."""
+    for i in range(10):  # more memories than the READ_AHEAD x k read whole
+        lineage.remember(f"Another note number {i} about planting roses", id=f"roses{i}")
     fetched, read = _spy_whole_reads(lineage, monkeypatch)
     hits = lineage.recall("payments webhooks retries gardening tulips", k=3, explain=True)
     assert len(hits) == 3
-    assert len(fetched) == 1 and len(fetched[0]) == 2 * 3
+    assert len(fetched) == 1 and len(fetched[0]) == READ_AHEAD * 3
     assert set(ids(hits)) <= set(fetched[0])
     assert read == []
     # the priors came from the ranking fields: every hit was ranked on all three of them
@@ -204,6 +207,75 @@ def test_a_hit_the_expansion_did_not_read_is_read_after_it(
     query = "payments webhooks retries note"  # the root first, then the noise notes
     hits = lineage.recall(query, k=1, graph_weight=100.0)
     assert ids(hits) == ["child"]
-    assert "child" not in fetched[0]  # the test's premise: it was not among the top 2k
+    assert "child" not in fetched[0]  # the test's premise: it was not among the top READ_AHEAD x k
     assert read == [["child"]]
     assert hits[0].memory.content.startswith("Zebra crossings")
+
+
+def test_a_memory_by_the_agent_the_query_names_is_lifted(mg: MemoryGraph) -> None:
+    """Questions about a person are mostly answered by what that person said."""
+    mg.remember("We finally painted the kitchen a deep green colour", id="by-tomas", agent="tomas")
+    mg.remember("We finally painted the kitchen a deep green shade", id="by-maya", agent="maya")
+    for i in range(6):
+        mg.remember(f"Unrelated chatter number {i} about trains and weather", agent="tomas")
+    hits = mg.recall("what colour did maya paint the kitchen", k=3, explain=True)
+    assert ids(hits)[0] == "by-maya"
+    assert hits[0].explanation is not None and hits[0].explanation.signals["speaker"].value == 1
+    plain = mg.recall("what colour did maya paint the kitchen", k=3, speaker_weight=0, explain=True)
+    assert ids(plain)[0] == "by-tomas"  # "colour" matches BM25: without the agent it leads
+    assert all("speaker" not in (h.explanation.signals if h.explanation else {}) for h in plain)
+
+
+def test_a_few_word_memory_is_lowered(mg: MemoryGraph) -> None:
+    """A reaction seldom carries a fact, though BM25 favours short texts."""
+    mg.remember("Kettle broke!", id="short")
+    mg.remember("The kettle in the office broke again on Monday, someone dropped it", id="long")
+    hits = mg.recall("kettle broke", k=2, explain=True)
+    assert ids(hits) == ["long", "short"]
+    assert hits[1].explanation is not None and hits[1].explanation.signals["terse"].value == 2
+    assert ids(mg.recall("kettle broke", k=2, terse_weight=0)) == ["short", "long"]
+
+
+@pytest.mark.parametrize("mode", ["rrf", "weighted"])
+def test_the_signals_contributions_sum_to_the_fused_score(mg: MemoryGraph, mode: str) -> None:
+    """An explanation accounts for the whole score: BM25's boost and the re-scoring too."""
+    mg.remember("Zanzibar ferry timetable for the harbour", id="rare", agent="maya")
+    mg.remember("Ha, brilliant.", id="terse", agent="tomas")
+    mg.remember("The ferry timetable changed in the harbour", id="child", derived_from=["rare"])
+    for i in range(6):
+        mg.remember(f"Harbour note number {i} about boats and the ferry", agent="tomas")
+    hits = mg.recall("zanzibar ferry maya brilliant", k=9, mode=mode, explain=True)
+    assert len(hits) == 9
+    seen: set[str] = set()
+    for h in hits:
+        assert h.explanation is not None
+        parts = {name: s.contribution for name, s in h.explanation.signals.items()}
+        assert sum(parts.values()) == pytest.approx(h.score, abs=1e-12)
+        seen.update(name for name, part in parts.items() if part != 0)
+        if "terse" in parts:
+            assert parts["terse"] < 0
+    assert {"vector", "text", "graph", "speaker", "terse"} <= seen
+    rare = next(h for h in hits if h.memory.id == "rare").explanation
+    assert rare is not None and rare.signals["text"].rank == 1
+    if mode == "rrf":  # "zanzibar" matched one memory alone: BM25's weight rose above 0.2
+        assert rare.signals["text"].contribution > 0.2 / (mg.config.retrieval.rrf_k + 1)
+
+
+def test_text_confidence_tells_a_lone_peak_from_a_flat_top() -> None:
+    assert text_confidence([]) == 0.0
+    assert text_confidence([3.0]) == 1.0  # one memory matched at all
+    assert text_confidence([9.0, 2.0, 2.0, 1.5, 1.0, 1.0]) > 0.99
+    assert text_confidence([2.1, 2.0, 2.0, 1.9, 1.9, 1.8]) < 0.1
+    low, high = text_confidence([3.6, 2.0, 2.0]), text_confidence([4.4, 2.0, 2.0])
+    assert low < 0.5 < high  # the step sits at twice the mean of the next few
+
+
+def test_a_tie_group_split_by_the_cut_is_dropped_from_a_full_list() -> None:
+    """Which members of a tie group made a store's top n is float noise: c or d here."""
+    one = settled([("a", 0.9), ("b", 0.5), ("c", 0.3000001), ("d", 0.3)], 4)
+    other = settled([("a", 0.9), ("b", 0.5), ("d", 0.3), ("e", 0.3)], 4)
+    assert one == other == [("a", (0.9, 1)), ("b", (0.5, 2))]
+    # a list shorter than asked for was not cut; one that is all one tie group is kept
+    assert [m for m, _ in settled([("a", 0.9), ("b", 0.3), ("c", 0.3)], 4)] == ["a", "b", "c"]
+    assert [r for _, (_, r) in settled([("a", 0.3), ("b", 0.3)], 2)] == [1, 1]
+    assert settled([("a", 0.9)], 0) == [("a", (0.9, 1))]

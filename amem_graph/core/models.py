@@ -258,10 +258,12 @@ class Outcome(BaseModel):
 
 
 class Signal(BaseModel):
-    """One retrieval signal's raw value and its rank among that signal's candidates."""
+    """One retrieval signal's raw value, its rank among that signal's candidates, and what it
+    added to the fused score (negative for a penalty): a hit's contributions sum to ``fused``."""
 
     value: float
     rank: int | None = None
+    contribution: float = 0.0
 
 
 class PathStep(BaseModel):

@@ -29,15 +29,20 @@ from __future__ import annotations
 import argparse
 import json
 import random
+import sys
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import date, datetime, timedelta, timezone
 from pathlib import Path
 from typing import Any, TypeVar
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from harden import harden
+
 SEED = 20240611
 N_CONVERSATIONS = 10
 DEFAULT_OUT = Path(__file__).resolve().parent / "data" / "convbench.json"
+HARD_OUT = DEFAULT_OUT.with_name("convbench-hard.json")
 CATEGORIES = ("single-hop", "multi-hop", "temporal", "open-domain")
 MIN_TURNS, MAX_TURNS = 12, 25
 MAX_QUESTIONS_PER_CONVERSATION = 50
@@ -4902,8 +4907,15 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
     parser.add_argument("--out", type=Path, default=DEFAULT_OUT)
     parser.add_argument("--seed", type=int, default=SEED)
+    parser.add_argument(
+        "--hard", action="store_true", help="write the hard variant (harden.py) instead"
+    )
     args = parser.parse_args(argv)
     data = generate(args.seed)
+    if args.hard:
+        data = harden(data, args.seed)
+        if args.out == DEFAULT_OUT:
+            args.out = HARD_OUT
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_text(json.dumps(data, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
     n_turns = sum(len(s["turns"]) for c in data["conversations"] for s in c["sessions"])

@@ -1,39 +1,64 @@
-"""Recall quality of amem_graph on convbench: BM25 alone, dense (MiniLM) alone, and the hybrid.
+"""Recall quality of amem_graph on every dev set: BM25 alone, dense alone, and the hybrid.
 
-    python bench/quality/run.py [--embedder minilm|hashing] [--data PATH] [--k 10]
+    python bench/quality/run.py                    # convbench, convbench-hard, talkbench
+    python bench/quality/run.py --seeds 1,2,3      # and both generators' variants per seed
+    python bench/quality/run.py --data PATH ...    # only the given sets
+    python bench/quality/run.py --ablate           # and the hybrid minus each of its signals
+    python bench/quality/run.py --embedder hashing # no model (fast, not a quality figure)
 
 Each turn is stored as one memory through the public API, the way an agent developer would
 ingest past conversations: speaker as ``agent``, session time as ``timestamp`` (plus the turn's
 position in seconds, to keep order), session as ``episode``, conversation as ``scope``. Each
-question is a ``recall`` in its conversation's scope; the ranked memory ids are scored against
-the annotated evidence turn ids (``metrics.py``).
+question is a recall in its conversation's scope; the ranked memory ids are scored against the
+annotated evidence turn ids (``metrics.py``). Modes are the hybrid's own paths with the rest
+switched off (``bm25``, ``dense``), the fusion as it was before calibration and re-scoring
+(``hybrid-old``), and the defaults (``hybrid``). Embeddings are cached on disk
+(``embcache.py``), so a second run costs only the ranking.
 """
 
 from __future__ import annotations
 
 import argparse
-import re
 import sys
 import time
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from datetime import timedelta
 from pathlib import Path
 from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from dataset import DEFAULT_PATH, Dataset, load
+import re
+
+from dataset import DEFAULT_PATH, Dataset, load, parse
+from embcache import CachedEmbedder
+from generate import HARD_OUT, generate
+from harden import harden
 from metrics import DEFAULT_KS, Scores, evaluate, format_report
 
 from amem_graph import MemoryGraph
+from amem_graph.core.models import utcnow
+from amem_graph.embeddings import Embedder, resolve_embedder
 
-#: single-signal baselines: the hybrid's own paths with everything else switched off
-ONLY = {"vector": 0.0, "text": 0.0, "graph": 0.0, "recency": 0.0, "importance": 0.0}
+TALKBENCH = DEFAULT_PATH.with_name("talkbench.json")
+OFF = {f"{s}_weight": 0.0 for s in ("vector", "text", "graph", "recency", "importance")}
+#: no priors, no re-scoring: a single path as plain as it gets
+PLAIN = {"confidence_weight": 0.0, "speaker_weight": 0.0, "terse_weight": 0.0}
 MODES: dict[str, dict[str, Any]] = {
-    "bm25": {f"{s}_weight": 0.0 for s in ONLY if s != "text"} | {"confidence_weight": 0.0},
-    "dense": {f"{s}_weight": 0.0 for s in ONLY if s != "vector"} | {"confidence_weight": 0.0},
+    "bm25": OFF | PLAIN | {"text_weight": 1.0, "text_boost": 0.0},
+    "dense": OFF | PLAIN | {"vector_weight": 1.0},
+    "hybrid-old": {"text_boost": 0.0, "speaker_weight": 0.0, "terse_weight": 0.0},
     "hybrid": {},
 }
+#: ``--ablate``: the hybrid with one of its newer signals off, to show what each earns
+ABLATIONS: dict[str, dict[str, Any]] = {
+    "-boost": {"text_boost": 0.0},
+    "-speaker": {"speaker_weight": 0.0},
+    "-terse": {"terse_weight": 0.0},
+    "-graph": {"graph_weight": 0.0},
+}
+#: the verdict's margin: the hybrid should beat the better single signal by this much
+MARGIN = 0.05
 
 
 def safe(name: str) -> str:
@@ -66,48 +91,98 @@ def ingest(mg: MemoryGraph, data: Dataset) -> int:
 def rankings(
     mg: MemoryGraph, data: Dataset, k: int, options: Mapping[str, Any]
 ) -> dict[str, list[str]]:
-    """Question id -> recalled memory ids, best first."""
+    """Question id -> recalled memory ids, best first (query vectors embedded in one batch)."""
+    cfg = mg._retrieval_config(None, options)
+    questions = [q.question for q in data.questions]
+    embed = getattr(mg.embedder, "embed_queries", None)
+    vectors = embed(questions) if embed else [mg.embedder.embed_query(q) for q in questions]
+    now = utcnow()
     out = {}
-    for q in data.questions:
-        hits = mg.recall(q.question, k=k, scope=safe(q.conversation_id), **options)
+    for q, vector in zip(data.questions, vectors, strict=True):
+        flt = mg.memory_filter(safe(q.conversation_id), as_of=now)
+        hits = mg.retriever.search(q.question, k, flt, now, cfg, query_vector=vector)
         out[q.id] = [h.memory.id for h in hits]
     return out
 
 
 def run(
-    data: Dataset, embedder: str, k: int, modes: Mapping[str, Mapping[str, Any]]
+    data: Dataset,
+    embedder: Embedder,
+    k: int,
+    modes: Mapping[str, Mapping[str, Any]],
+    quiet: bool = False,
 ) -> dict[str, dict[str, Scores]]:
     """Scores per mode, all from one store built once."""
     with MemoryGraph.open(":memory:", embedder=embedder) as mg:
-        t = time.perf_counter()
-        n = ingest(mg, data)
-        print(f"ingested {n} turns in {time.perf_counter() - t:.1f} s ({embedder})")
+        ingest(mg, data)
         results = {}
         for name, options in modes.items():
             t = time.perf_counter()
             results[name] = evaluate(data.questions, rankings(mg, data, k, options), DEFAULT_KS)
             ms = (time.perf_counter() - t) / len(data.questions) * 1000
-            print(f"\n== {name} ({ms:.1f} ms/question)\n{format_report(results[name])}")
+            if not quiet:
+                print(f"\n== {data.name}: {name} ({ms:.1f} ms/question)")
+                print(format_report(results[name]))
     return results
+
+
+def summary(name: str, results: Mapping[str, Mapping[str, Scores]]) -> str:
+    """One line per mode and question kind (R@1 R@5 R@10 MRR), then the verdict."""
+    lines = [f"\n## {name}", "kind          mode          R@1    R@5   R@10    MRR"]
+    for kind in results["hybrid"]:
+        for mode, scores in results.items():
+            s = scores[kind]
+            lines.append(
+                f"{kind:13} {mode:11} {s.recall[1]:6.3f} {s.recall[5]:6.3f} "
+                f"{s.recall[10]:6.3f} {s.mrr:6.3f}"
+            )
+    overall = {mode: scores["overall"] for mode, scores in results.items()}
+    best = max(("bm25", "dense"), key=lambda m: overall[m].recall[10])
+    best_mrr = max(overall["bm25"].mrr, overall["dense"].mrr)
+    hybrid = overall["hybrid"]
+    gain = hybrid.recall[10] - overall[best].recall[10]
+    ok = gain >= MARGIN and hybrid.mrr >= best_mrr
+    lines.append(
+        f"verdict: hybrid R@10 {hybrid.recall[10]:.3f} = best single ({best}) "
+        f"{gain:+.3f}; MRR {hybrid.mrr:.3f} vs best single {best_mrr:.3f}  "
+        f"[{'ok' if ok else 'SHORT'}: needs +{MARGIN:.2f} and MRR >=]"
+    )
+    return "\n".join(lines)
+
+
+def dev_sets(paths: Sequence[Path], seeds: Sequence[int]) -> list[Dataset]:
+    """The named files (default: the committed sets, and talkbench when built), then the
+    generated variants of convbench and convbench-hard for each seed."""
+    if not paths:
+        paths = [p for p in (DEFAULT_PATH, HARD_OUT, TALKBENCH) if p.exists()]
+    out = [load(p) for p in paths]
+    for seed in seeds:
+        plain = generate(seed)
+        out.append(parse({**plain, "name": f"convbench-s{seed}"}))
+        hard = harden(plain, seed)
+        out.append(parse({**hard, "name": f"convbench-hard-s{seed}"}))
+    return out
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--data", type=Path, default=DEFAULT_PATH)
+    parser.add_argument("--data", type=Path, nargs="*", default=[])
+    parser.add_argument("--seeds", default="", help="comma-separated generator seeds")
     parser.add_argument("--embedder", default="minilm", choices=["minilm", "hashing"])
     parser.add_argument("--k", type=int, default=10)
+    parser.add_argument("--quiet", action="store_true", help="only the summaries")
+    parser.add_argument("--ablate", action="store_true", help="also the hybrid minus each signal")
     args = parser.parse_args()
-    data = load(args.data)
-    print(", ".join(f"{key}={value}" for key, value in data.stats().items()))
-    results = run(data, args.embedder, args.k, MODES)
-    best_single = max(results["bm25"]["overall"].recall[10], results["dense"]["overall"].recall[10])
-    hybrid = results["hybrid"]["overall"].recall[10]
-    verdict = "beats" if hybrid > best_single else "does NOT beat"
-    print(
-        f"\nrecall@10: hybrid {hybrid:.3f} {verdict} the better single signal {best_single:.3f} "
-        f"(bm25 {results['bm25']['overall'].recall[10]:.3f}, "
-        f"dense {results['dense']['overall'].recall[10]:.3f})"
-    )
+    seeds = [int(s) for s in args.seeds.split(",") if s.strip()]
+    embedder = CachedEmbedder(resolve_embedder(args.embedder))
+    summaries = []
+    for data in dev_sets(args.data, seeds):
+        print(f"\n# {data.name}: " + ", ".join(f"{k}={v}" for k, v in data.stats().items()))
+        modes = MODES | (ABLATIONS if args.ablate else {})
+        results = run(data, embedder, args.k, modes, args.quiet)
+        summaries.append(summary(data.name, results))
+        print(summaries[-1])
+    print("\n# all sets" + "".join(summaries))
 
 
 if __name__ == "__main__":

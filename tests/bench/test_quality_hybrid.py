@@ -1,0 +1,39 @@
+"""The hybrid recall beats its own single signals on every committed dev set (real MiniLM)."""
+
+from __future__ import annotations
+
+import importlib.util
+import sys
+from pathlib import Path
+from types import ModuleType
+
+import pytest
+
+QUALITY = Path(__file__).resolve().parents[2] / "bench" / "quality"
+DATA = QUALITY / "data"
+SETS = [DATA / n for n in ("convbench.json", "convbench-hard.json", "talkbench.json")]
+
+
+def _load(name: str) -> ModuleType:
+    spec = importlib.util.spec_from_file_location(f"quality_{name}", QUALITY / f"{name}.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module  # dataclasses need the module registered
+    spec.loader.exec_module(module)
+    return module
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("path", [p for p in SETS if p.exists()], ids=lambda p: p.stem)
+def test_hybrid_beats_the_better_single_signal(path: Path) -> None:
+    run = _load("run")
+    from amem_graph import MiniLMEmbedder
+
+    data = run.load(path)
+    modes = {m: run.MODES[m] for m in ("bm25", "dense", "hybrid")}
+    scores = run.run(data, run.CachedEmbedder(MiniLMEmbedder()), 10, modes, quiet=True)
+    overall = {mode: s["overall"] for mode, s in scores.items()}
+    best_recall = max(overall["bm25"].recall[10], overall["dense"].recall[10])
+    best_mrr = max(overall["bm25"].mrr, overall["dense"].mrr)
+    assert overall["hybrid"].recall[10] >= best_recall, run.summary(data.name, scores)
+    assert overall["hybrid"].mrr >= best_mrr, run.summary(data.name, scores)
