@@ -198,35 +198,6 @@ def _snapshot(mg: MemoryGraph, world: World, i: int, eid: str, ok: bool) -> dict
     return row
 
 
-def failure_suspects(mg: MemoryGraph, limit: int = 10) -> list[dict[str, Any]]:
-    """Memories read by failed episodes, most failed readers first, then failure credit.
-
-    A stand-in built on public calls (``training_data`` rows and ``get_many``) for
-    ``mg.failure_suspects(limit=...)``, the API twin of the Cypher pack's ``failure_suspects``
-    query; once that lands, the notebook's one call to this function becomes that call.
-    """
-    failed: dict[str, set[str]] = {}
-    for row in mg.training_data():
-        if row.outcome == "failure":
-            for r in row.retrieved:
-                failed.setdefault(r.memory_id, set()).add(row.episode_id)
-    memories = mg.get_many(sorted(failed))
-    ranked = sorted(failed, key=lambda m: (-len(failed[m]), -memories[m].failures, m))
-    return [
-        {
-            "memory_id": m,
-            "agent": memories[m].agent,
-            "status": memories[m].status,
-            "failed_episodes": len(failed[m]),
-            "failure_credit": round(memories[m].failures, 3),
-            "success_credit": round(memories[m].successes, 3),
-            "confidence": round(memories[m].confidence, 3),
-            "content": memories[m].content,
-        }
-        for m in ranked[:limit]
-    ]
-
-
 def outcome_counts(world: World) -> Counter[bool]:
     """How many episodes succeeded (True) and failed (False)."""
     return Counter(row["success"] for row in world.history)
