@@ -32,14 +32,12 @@ def _worker(mg: MemoryGraph, name: str, rounds: int) -> dict[str, Any]:
                 hits = ep.recall(f"note about topic {r % 5} from any agent", k=4)
                 mem = ep.remember(f"{name} learned fact {r} about topic {r % 5}", id=f"{name}-{r}")
                 written.append(mem.id)
-                outcome = ep.outcome(success=r % 2 == 0)
-                if hits:
-                    best: dict[str, int] = {}
-                    for h in hits:
-                        best[h.memory.id] = min(h.rank, best.get(h.memory.id, h.rank))
-                    for mid, rank in best.items():
-                        key = f"{mid}:{'s' if outcome.success else 'f'}"
-                        credited[key] = credited.get(key, 0.0) + 1.0 / rank
+                # full credit to what was used (here the top hit), none to what was only read
+                used = [hits[0].memory.id] if hits else None
+                outcome = ep.outcome(success=r % 2 == 0, used=used)
+                for mid in used or ():
+                    key = f"{mid}:{'s' if outcome.success else 'f'}"
+                    credited[key] = credited.get(key, 0.0) + 1.0
         except ConflictError as exc:  # documented: a busy store; retried by callers
             errors[f"ConflictError:{str(exc)[:40]}"] += 1
         except Exception as exc:  # anything else is a bug
