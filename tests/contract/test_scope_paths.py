@@ -106,3 +106,21 @@ def test_every_search_path_gives_the_same_recall(
     for name, got in results.items():
         assert got == first, name
     mg.close()
+
+
+@pytest.mark.parametrize("store_kind", ["local", pytest.param("neo4j", marks=pytest.mark.neo4j)])
+def test_a_filter_that_admits_nothing_gives_nothing_on_every_path(
+    store_kind: str, make_store: Callable[[], GraphStore], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """An empty admitted set is an answer, not an error: the exact scan over it once returned
+    no row at all on Neo4j (a literal beside an aggregate is a grouping key), and recall
+    failed with "No records found"."""
+    mg = MemoryGraph(make_store(), HashingEmbedder())
+    _load(mg)
+    for name, settings in PATHS[store_kind].items():
+        with monkeypatch.context() as patch:
+            for module, attr, value in settings:
+                patch.setattr(module, attr, value)
+            assert mg.recall(f"{WORDS[0]} {WORDS[1]}", scope="small-0", agent="nobody") == [], name
+            assert mg.recall(WORDS[0], scope="no-such-scope") == [], name
+    mg.close()

@@ -24,6 +24,7 @@ from neo4j.exceptions import Neo4jError, ServiceUnavailable, SessionExpired
 from amem_graph import HashingEmbedder, MemoryGraph
 from amem_graph.core.errors import (
     EmbedderMismatchError,
+    StoreError,
     StoreUnavailableError,
     ValidationError,
 )
@@ -317,6 +318,9 @@ def test_wipe_empties_the_store_and_drops_only_the_vector_index(neo: Neo4jStore)
     graph.remember("something to forget", agent="a1")
     neo.wipe()
     assert neo.counts() == {} and neo.embedder_info() is None
+    with pytest.raises(StoreError, match="no embedder recorded"):  # not "the store uses 0"
+        graph.remember("written by a graph opened before the wipe", agent="a1")
+    assert neo.counts() == {}
     names = {r["name"] for r in query(neo, "SHOW INDEXES YIELD name")}
     assert VECTOR_INDEX not in names and "memory_text" in names
     neo.ensure_embedder("hashing-384", 384)  # a new embedder is welcome after a wipe

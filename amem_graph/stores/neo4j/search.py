@@ -114,7 +114,9 @@ RETURN raw AS v_raw,
                          %FIELDS%]] AS v_hits
 """
 #: ``search``'s vector part over a small selective scope: every admitted cosine (as
-#: ``_Q_VECTOR_EXACT``), the top ``$v_n`` with their ranking fields; complete, so never redone
+#: ``_Q_VECTOR_EXACT``), the top ``$v_n`` with their ranking fields; complete, so never redone.
+#: One row even when nothing is admitted: a literal returned beside ``collect`` would be a
+#: grouping key, and no rows would make no groups
 _Q_SEARCH_VECTOR_EXACT: Final = """
 MATCH (m:Memory)
 WHERE %FILTER% AND m.embedding IS NOT NULL
@@ -122,7 +124,8 @@ WITH m, CASE WHEN m.embedding_is_zero THEN 0.0
              ELSE 2.0 * vector.similarity.cosine(m.embedding, $v_q) - 1.0 END AS score
 ORDER BY score DESC, m.id
 LIMIT $v_n
-RETURN 0 AS v_raw, collect([m.id, score, %FIELDS%]) AS v_hits
+WITH collect([m.id, score, %FIELDS%]) AS v_hits
+RETURN 0 AS v_raw, v_hits
 """
 _Q_SEARCH_TEXT: Final = """
 CALL db.index.fulltext.queryNodes($t_index, $t_q, {limit: $t_n}) YIELD node AS m, score

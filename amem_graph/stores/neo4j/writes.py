@@ -166,7 +166,13 @@ class Neo4jWrites(Neo4jSchema):
             return
 
         def run() -> None:
-            plan = self._plan(batch, self._dims() if self._needs_dims(batch) else 0)
+            dims = self._dims() if self._needs_dims(batch) else 0
+            if self._needs_dims(batch) and dims == 0:
+                raise StoreError(
+                    "this Neo4j store has no embedder recorded (wiped since it was opened?): "
+                    "open it again through MemoryGraph, which records its embedder"
+                )
+            plan = self._plan(batch, dims)
             self._write(lambda tx: self._apply_plan(tx, plan))
 
         self._guard("writing a batch", run)
