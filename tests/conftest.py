@@ -1,6 +1,8 @@
 """Shared fixtures: every contract test runs on each store.
 
-The Neo4j store is reached at ``$NEO4J_URI`` (default bolt://127.0.0.1:7687). Locally a missing
+The Neo4j store is reached at ``$NEO4J_URI`` (default bolt://127.0.0.1:7699, the port
+``scripts/test`` starts its own server on: the tests wipe the database they reach, so they
+never touch a developer's server on 7687 unless pointed at it). Locally a missing
 server skips those tests with a message saying how to start one; in CI (``CI=true``) it fails.
 """
 
@@ -23,7 +25,7 @@ if TYPE_CHECKING:
 
 
 def neo4j_uri() -> str:
-    return os.environ.get("NEO4J_URI", "bolt://127.0.0.1:7687")
+    return os.environ.get("NEO4J_URI", "bolt://127.0.0.1:7699")
 
 
 def open_neo4j_store() -> Neo4jStore:
@@ -36,7 +38,8 @@ def open_neo4j_store() -> Neo4jStore:
     except StoreUnavailableError as exc:
         if os.environ.get("CI"):
             pytest.fail(f"Neo4j is required in CI and is not reachable: {exc}")
-        pytest.skip(f"Neo4j not reachable at {neo4j_uri()} ({exc}); run: scripts/neo4j-local start")
+        hint = "run: NEO4J_PORT=7699 scripts/neo4j-local start"
+        pytest.skip(f"Neo4j not reachable at {neo4j_uri()} ({exc}); {hint}")
     store.wipe()
     return store
 

@@ -1,6 +1,6 @@
 """What only the Neo4j store has: its schema, connecting (and failing to), the vector index.
 
-Tests that need a server use ``$NEO4J_URI`` (default bolt://127.0.0.1:7687) with the credentials
+Tests that need a server use ``$NEO4J_URI`` (default bolt://127.0.0.1:7699) with the credentials
 in ``$NEO4J_USERNAME``/``$NEO4J_PASSWORD``; without a server they skip locally and fail in CI,
 like the shared fixtures. The rest (schema file, query escaping, error mapping) run anywhere.
 """
