@@ -37,9 +37,11 @@ def _worker(mg: MemoryGraph, name: str, rounds: int) -> dict[str, Any]:
                     best: dict[str, int] = {}
                     for h in hits:
                         best[h.memory.id] = min(h.rank, best.get(h.memory.id, h.rank))
-                    for mid, rank in best.items():
+                    for mid, rank in best.items():  # the default policy: the top hit is
+                        if rank > 1:  # presumed used, a bystander gets nothing
+                            continue
                         key = f"{mid}:{'s' if outcome.success else 'f'}"
-                        credited[key] = credited.get(key, 0.0) + 1.0 / rank
+                        credited[key] = credited.get(key, 0.0) + 1.0
         except ConflictError as exc:  # documented: a busy store; retried by callers
             errors[f"ConflictError:{str(exc)[:40]}"] += 1
         except Exception as exc:  # anything else is a bug
@@ -146,3 +148,167 @@ def test_recall_never_sees_half_a_refresh(tmp_path: os.PathLike[str]) -> None:
     errors = queue.get(timeout=300)
     reader.join(timeout=60)
     assert errors == {}
+
+
+# -- the mirror catches up from the change log, never rebuilt whole ---------------------------
+
+
+class _CountingStore(LocalStore):
+    """A LocalStore that counts whole mirror builds."""
+
+    builds = 0
+
+    def _build_mirror(self) -> Any:
+        type(self).builds += 1
+        return super()._build_mirror()
+
+
+def _mirror_state(store: LocalStore) -> tuple[Any, ...]:
+    """What searches read from the mirror, comparable across two stores on one file."""
+    mirror = store._fresh_mirror()
+    names = {code: name for name, code in mirror.codes["scope"].items()}
+    rows = sorted(
+        (
+            mid,
+            int(mirror.status[i]),
+            names.get(int(mirror.scope[i])),
+            bool(mirror.has_vec[i]),
+            mirror.vectors[i].tobytes() if mirror.has_vec[i] else b"",
+            float(mirror.successes[i]),
+            float(mirror.failures[i]),
+            mirror.bm25.text(i),
+        )
+        for mid, i in mirror.pos.items()
+        if mirror.alive[i]
+    )
+    edges = sorted(
+        (u, v, k, sorted(d["props"].items()))
+        for u, v, k, d in mirror.graph.edges(keys=True, data=True)
+    )
+    return tuple(rows), tuple(map(str, edges))
+
+
+def _writer_main(path: str, name: str, rounds: int, queue: Any) -> None:
+    with MemoryGraph(LocalStore(path), HashingEmbedder()) as mg:
+        queue.put(_worker(mg, name, rounds))
+
+
+def _reader_main(path: str, done: Any, queue: Any) -> None:
+    """Recalls while the writers write; once they are done, its mirror as caught up."""
+    errors: Counter[str] = Counter()
+    store = _CountingStore(path)
+    recalls = 0
+    with MemoryGraph(store, HashingEmbedder()) as mg:
+        while not done.is_set() or recalls < 5:
+            try:
+                mg.recall(f"note about topic {recalls % 5} from any agent", k=5)
+            except Exception as exc:
+                errors[f"{type(exc).__name__}:{exc}"] += 1
+            recalls += 1
+        queue.put(
+            {
+                "errors": dict(errors),
+                "builds": _CountingStore.builds,
+                "recalls": recalls,
+                "state": _mirror_state(store),
+            }
+        )
+
+
+@pytest.mark.slow
+def test_readers_in_other_processes_catch_up_without_rebuilding(
+    tmp_path: os.PathLike[str],
+) -> None:
+    """4 writer and 2 reader processes on one file (issue 18 soak: a whole rebuild on every
+    foreign commit made p95 blow up). Each reader builds its mirror once and then patches it
+    from the change log; at the end it holds exactly what a mirror built whole holds."""
+    path = os.path.join(tmp_path, "shared.db")
+    with MemoryGraph(LocalStore(path), HashingEmbedder()) as mg:
+        mg.remember("seed note about topic 1 and topic 2", id="seed", agent="seeder")
+    ctx = multiprocessing.get_context("spawn")
+    writes, reads, done = ctx.Queue(), ctx.Queue(), ctx.Event()
+    writers = [
+        ctx.Process(target=_writer_main, args=(path, f"w{i}", ROUNDS, writes)) for i in range(4)
+    ]
+    readers = [ctx.Process(target=_reader_main, args=(path, done, reads)) for _ in range(2)]
+    for p in writers + readers:
+        p.start()
+    results = [writes.get(timeout=300) for _ in writers]
+    done.set()
+    seen = [reads.get(timeout=300) for _ in readers]
+    for p in writers + readers:
+        p.join(timeout=60)
+        assert p.exitcode == 0
+    whole = LocalStore(path)
+    try:
+        _check(whole, results)
+        final = _mirror_state(whole)
+    finally:
+        whole.close()
+    assert len(final[0]) == 1 + 4 * ROUNDS and final[1]
+    for reader in seen:
+        assert reader["errors"] == {}
+        assert reader["recalls"] >= 5
+        assert reader["builds"] == 1  # built once, then patched from the log
+        assert reader["state"] == final
+
+
+def test_a_foreign_commit_is_patched_in_not_rebuilt(tmp_path: os.PathLike[str]) -> None:
+    """Another connection's writes of every kind (new memories and edges, updates, an edge
+    prop removed, deletions) reach this connection's mirror through the change log, with the
+    same result as a mirror built whole, and without a rebuild."""
+    from amem_graph.stores.base import EdgeWrite, MemoryUpdate, WriteBatch
+
+    path = os.path.join(tmp_path, "two.db")
+    reader = _CountingStore(path)
+    writer = LocalStore(path)
+    try:
+        with MemoryGraph(writer, HashingEmbedder()) as mg:
+            mg.remember("alpha about cats", id="a", task="t1")
+            mg.remember("beta about dogs", id="b", task="t1")
+            reader._fresh_mirror()
+            built = _CountingStore.builds
+            mg.remember("gamma about cats and dogs", id="c", task="t1")
+            writer.apply(
+                WriteBatch(
+                    edges=[EdgeWrite("DERIVED_FROM", "c", "a", props={"why": "x", "w": 1.0})],
+                    memory_updates=[MemoryUpdate("b", changes={"status": "quarantined"})],
+                )
+            )
+            writer.apply(WriteBatch(edges=[EdgeWrite("DERIVED_FROM", "c", "a", props={"w": None})]))
+            assert _mirror_state(reader) == _mirror_state(LocalStore(path))
+            writer.apply(WriteBatch(delete_memories=["a"]))
+            state = _mirror_state(reader)
+            fresh = LocalStore(path)
+            assert state == _mirror_state(fresh)
+            fresh.close()
+            assert _CountingStore.builds == built
+            assert "a" not in {mid for mid, *_ in state[0]}
+            assert reader.vector_search(HashingEmbedder().embed_query("cats"), 5, MemoryFilter())
+    finally:
+        reader.close()
+        writer.close()
+
+
+def test_a_reader_behind_the_trimmed_log_rebuilds(
+    tmp_path: os.PathLike[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from amem_graph.stores.local import writes
+
+    monkeypatch.setattr(writes, "CHANGE_LOG_KEEP", 3)
+    path = os.path.join(tmp_path, "trim.db")
+    reader = _CountingStore(path)
+    writer = LocalStore(path)
+    try:
+        with MemoryGraph(writer, HashingEmbedder()) as mg:
+            mg.remember("first note", id="n0")
+            reader._fresh_mirror()
+            built = _CountingStore.builds
+            for i in range(1, 205):  # the log is trimmed every 100 rows
+                mg.remember(f"note number {i}", id=f"n{i}")
+            state = _mirror_state(reader)
+            assert _CountingStore.builds == built + 1
+            assert len(state[0]) == 205
+    finally:
+        reader.close()
+        writer.close()
