@@ -312,3 +312,50 @@ def test_a_reader_behind_the_trimmed_log_rebuilds(
     finally:
         reader.close()
         writer.close()
+
+
+def test_threads_stem_words_without_corrupting_each_other() -> None:
+    """The soak found an IndexError inside the snowball stemmer: one stemmer object was shared
+    by every thread, and it keeps the word it works on in itself. Thread switches forced very
+    often; every thread's stems must equal a single thread's."""
+    import random
+    import sys
+
+    import snowballstemmer
+
+    from amem_graph.core import text
+
+    rnd = random.Random(3)
+    letters = "abcdefghilmnoprstuvyz"
+    suffixes = ["ational", "ization", "fulness", "iveness", "ement", "ing", "ed", "ies", "ness"]
+    words = [
+        "".join(rnd.choice(letters) for _ in range(rnd.randint(3, 9))) + rnd.choice(suffixes)
+        for _ in range(24_000)
+    ]
+    words = list(dict.fromkeys(words))
+    reference = snowballstemmer.stemmer("porter")
+    expected = {w: reference.stemWord(w) for w in words}
+    text.stem.cache_clear()
+    old = sys.getswitchinterval()
+    sys.setswitchinterval(1e-6)
+    got: dict[str, str] = {}
+    errors: list[str] = []
+
+    def body(part: list[str]) -> None:
+        for w in part:
+            try:
+                got[w] = text.stem(w)
+            except Exception as exc:
+                errors.append(type(exc).__name__)
+
+    try:
+        threads = [threading.Thread(target=body, args=(words[i::8],)) for i in range(8)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+    finally:
+        sys.setswitchinterval(old)
+        text.stem.cache_clear()
+    assert errors == []
+    assert {w: s for w, s in got.items() if s != expected[w]} == {}
