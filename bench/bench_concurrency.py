@@ -135,9 +135,10 @@ def main() -> None:
     loaded = False
     for uri in args.neo4j:
         store = Neo4jStore.connect(uri)
+        if not loaded:  # the first URI loads; later ones reach the same server
+            store.wipe()
         with MemoryGraph(store, embedder) as mg:
-            if not loaded:  # the first URI loads; later ones reach the same server
-                store.wipe()
+            if not loaded:
                 ingest(mg, w.rows)
                 loaded = True
             run(f"neo4j {uri}", mg, w, args.seconds)
