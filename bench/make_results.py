@@ -27,8 +27,11 @@ def commands(neo4j: str | None, full: bool) -> list[list[str]]:
     runs.append(["bench/bench_scope.py", "--tenants", "100" if full else "10", "--size", "1000"])
     if full:
         runs.append(["bench/bench_scope.py", "--tenants", "10", "--size", "10000"])
+    runs.append(["bench/bench_concurrency.py", "--size", "10000", "--seconds", "15"])
     if neo4j:
         runs = [[*r, "--neo4j", neo4j] for r in runs]
+    # embedded only: what another process's commit costs the next read
+    runs.append(["bench/bench_refresh.py", "--sizes", sizes])
     return runs
 
 

@@ -27,6 +27,7 @@ import sys
 import tempfile
 import threading
 import time
+import traceback
 from collections import Counter, defaultdict
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -58,6 +59,7 @@ class Stats:
     window: float
     start: float = field(default_factory=time.perf_counter)
     lat: dict[int, list[float]] = field(default_factory=lambda: defaultdict(list))
+    by_op: dict[str, list[float]] = field(default_factory=lambda: defaultdict(list))
     ops: Counter[str] = field(default_factory=Counter)
     errors: Counter[str] = field(default_factory=Counter)
     lock: threading.Lock = field(default_factory=threading.Lock)
@@ -65,11 +67,21 @@ class Stats:
     def record(self, op: str, seconds: float) -> None:
         with self.lock:
             self.ops[op] += 1
+            self.by_op[op].append(seconds)
             self.lat[int((time.perf_counter() - self.start) / self.window)].append(seconds)
 
     def error(self, exc: BaseException) -> None:
         with self.lock:
             self.errors[type(exc).__name__] += 1
+
+    def bug(self, exc: BaseException) -> None:
+        """An undocumented error: counted, and its first traceback of each kind printed."""
+        name = f"BUG {type(exc).__name__}: {exc}"
+        with self.lock:
+            self.errors[name] += 1
+            first = self.errors[name] == 1
+        if first:
+            print(name, "".join(traceback.format_exception(exc)), sep="\n", file=sys.stderr)
 
 
 def timed(stats: Stats, op: str, fn: Any, *args: Any, **kwargs: Any) -> Any:
@@ -99,7 +111,7 @@ def agent_loop(mg: MemoryGraph, name: str, stats: Stats, stop: threading.Event) 
         except AmemGraphError as exc:  # opening or closing the episode
             stats.error(exc)
         except Exception as exc:  # not documented: counted as a bug
-            stats.errors[f"BUG {type(exc).__name__}: {exc}"] += 1
+            stats.bug(exc)
 
 
 def operator_loop(mg: MemoryGraph, stats: Stats, stop: threading.Event) -> None:
@@ -123,7 +135,7 @@ def operator_loop(mg: MemoryGraph, stats: Stats, stop: threading.Event) -> None:
         except AmemGraphError as exc:
             stats.error(exc)
         except Exception as exc:
-            stats.errors[f"BUG {type(exc).__name__}: {exc}"] += 1
+            stats.bug(exc)
     for rid in held:
         timed(stats, "restore", mg.restore, rid, reason="soak end")
 
@@ -212,6 +224,7 @@ def soak(
         "operations": dict(stats.ops),
         "throughput_ops_s": round(total / elapsed, 1),
         "p95_ms_per_window": [round(w, 1) for w in windows],
+        "p95_ms_by_op": {op: round(p95(v) * 1000, 1) for op, v in sorted(stats.by_op.items())},
         "p95_ratio_to_first_window": [round(w / base, 2) for w in windows],
         "errors": dict(stats.errors),
         "undocumented_errors": {e: n for e, n in stats.errors.items() if e not in DOCUMENTED},

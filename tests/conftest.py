@@ -28,24 +28,34 @@ def neo4j_uri() -> str:
     return os.environ.get("NEO4J_URI", "bolt://127.0.0.1:7699")
 
 
-def open_neo4j_store() -> Neo4jStore:
+def routing_uri() -> str:
+    """``$NEO4J_URI`` as a routing URI (``bolt://h:p`` -> ``neo4j://h:p``): the same server,
+    reached the way a cluster or Aura is (a routing table, reads as managed READ transactions)."""
+    uri = neo4j_uri()
+    return "neo4j" + uri[len("bolt") :] if uri.startswith("bolt") else uri
+
+
+def open_neo4j_store(uri: str | None = None) -> Neo4jStore:
     """An empty Neo4j store, or a skip (a failure in CI) when no server answers."""
     from amem_graph.core.errors import StoreUnavailableError
     from amem_graph.stores.neo4j.store import Neo4jStore
 
+    target = uri or neo4j_uri()
     try:
-        store = Neo4jStore.connect(neo4j_uri(), connect_timeout=5.0)
+        store = Neo4jStore.connect(target, connect_timeout=5.0)
     except StoreUnavailableError as exc:
         if os.environ.get("CI"):
             pytest.fail(f"Neo4j is required in CI and is not reachable: {exc}")
         hint = "run: NEO4J_PORT=7699 scripts/neo4j-local start"
-        pytest.skip(f"Neo4j not reachable at {neo4j_uri()} ({exc}); {hint}")
+        pytest.skip(f"Neo4j not reachable at {target} ({exc}); {hint}")
     store.wipe()
     return store
 
 
 #: the Neo4j side carries the ``neo4j`` mark from collection on, so ``-m "not neo4j"`` drops it
 STORE_PARAMS = [pytest.param("local", id="local"), pytest.param("neo4j", marks=pytest.mark.neo4j)]
+#: the Neo4j store over a ``neo4j://`` routing URI (tests/contract/conftest.py adds it there)
+ROUTING_PARAM = pytest.param("neo4j-routing", marks=pytest.mark.neo4j)
 
 
 @pytest.fixture(params=STORE_PARAMS)
@@ -66,7 +76,7 @@ def make_store(store_kind: str, tmp_path: os.PathLike[str]) -> Iterator[Callable
         else:
             if opened:
                 raise RuntimeError("one Neo4j database per test")
-            store = open_neo4j_store()
+            store = open_neo4j_store(routing_uri() if store_kind == "neo4j-routing" else None)
         opened.append(store)
         return store
 

@@ -8,6 +8,7 @@ removed, Porter-stemmed.
 from __future__ import annotations
 
 import re
+import threading
 from functools import lru_cache
 from typing import TYPE_CHECKING
 
@@ -31,13 +32,18 @@ STOP_WORDS = frozenset(
     ]
 )  # fmt: skip
 
-_STEMMER = snowballstemmer.stemmer("porter")
+#: one snowball stemmer per thread: a stemmer keeps the word it works on in itself, so two
+#: threads sharing one corrupt each other's stems (an IndexError, or a wrong stem, silently)
+_STEMMERS = threading.local()
 
 
 @lru_cache(maxsize=200_000)
 def stem(word: str) -> str:
     """Porter stem of one lower-cased word (cached: vocabularies are small)."""
-    return str(_STEMMER.stemWord(word))
+    stemmer = getattr(_STEMMERS, "porter", None)
+    if stemmer is None:
+        stemmer = _STEMMERS.porter = snowballstemmer.stemmer("porter")
+    return str(stemmer.stemWord(word))
 
 
 def words(text: str) -> list[str]:

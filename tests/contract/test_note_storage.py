@@ -1,6 +1,7 @@
 """What the note layer asks of every store: note fields, versions, statuses, edge merges.
 
-Runs on each store kind (``store`` fixture); LocalStore is the reference.
+Runs on each store kind (``store`` fixture), Neo4j also over a ``neo4j://`` routing URI;
+LocalStore is the reference.
 """
 
 from __future__ import annotations
@@ -8,6 +9,7 @@ from __future__ import annotations
 from datetime import UTC, datetime
 
 import pytest
+from conftest import ROUTING_PARAM, STORE_PARAMS
 
 from amem_graph.core.models import Memory, content_hash
 from amem_graph.core.schema import LLM_USAGE, MEMORY_VERSION
@@ -23,6 +25,14 @@ from amem_graph.stores.base import (
 
 T0 = datetime(2026, 3, 1, 12, tzinfo=UTC)
 DIMS = 4
+
+
+@pytest.fixture(params=[*STORE_PARAMS, ROUTING_PARAM])
+def store_kind(request: pytest.FixtureRequest) -> str:
+    """Local, Neo4j over ``bolt://``, and Neo4j over a ``neo4j://`` routing URI (see
+    ``conftest.routing_uri``): the contract holds the way a cluster or Aura is reached too."""
+    kind: str = request.param
+    return kind
 
 
 def mem(mid: str, content: str, vec: list[float], **fields: object) -> Memory:

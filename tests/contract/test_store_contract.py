@@ -3,6 +3,8 @@
 LocalStore is the reference; every test here must pass on Neo4jStore unchanged. Each test checks
 behaviour that a wrong store would get wrong: values read back, what a failed batch leaves
 behind (nothing), what each filter admits, and that a selective filter never starves a search.
+Neo4j runs it twice: over ``bolt://`` and over a ``neo4j://`` routing URI (managed READ
+transactions, bookmarks), the way a cluster or Aura is reached.
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ from typing import Any
 
 import numpy as np
 import pytest
+from conftest import ROUTING_PARAM, STORE_PARAMS
 
 from amem_graph.core.errors import (
     ConflictError,
@@ -44,6 +47,14 @@ T0 = datetime(2026, 1, 5, 9, 30, tzinfo=UTC)
 DIMS = 8
 EMBEDDER = "contract-test-embedder"
 ANY = MemoryFilter(statuses=None)
+
+
+@pytest.fixture(params=[*STORE_PARAMS, ROUTING_PARAM])
+def store_kind(request: pytest.FixtureRequest) -> str:
+    """Local, Neo4j over ``bolt://``, and Neo4j over a ``neo4j://`` routing URI (see
+    ``conftest.routing_uri``): the contract holds the way a cluster or Aura is reached too."""
+    kind: str = request.param
+    return kind
 
 
 def unit(values: Sequence[float]) -> list[float]:

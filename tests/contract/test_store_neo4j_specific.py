@@ -17,8 +17,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import neo4j_uri, open_neo4j_store
-from neo4j import GraphDatabase, Session
+from conftest import neo4j_uri, open_neo4j_store, routing_uri
+from neo4j import GraphDatabase, ManagedTransaction, Session
 from neo4j.exceptions import Neo4jError, ServiceUnavailable, SessionExpired
 
 from amem_graph import HashingEmbedder, MemoryGraph
@@ -61,6 +61,19 @@ def neo() -> Iterator[Neo4jStore]:
     store = open_neo4j_store()
     yield store
     store.close()
+
+
+@pytest.fixture
+def routed() -> Iterator[Neo4jStore]:
+    """An empty Neo4j store reached through a ``neo4j://`` routing URI."""
+    store = open_neo4j_store(routing_uri())
+    yield store
+    store.close()
+
+
+def bolt_uri() -> str:
+    uri = neo4j_uri()
+    return "bolt" + uri[len("neo4j") :] if uri.startswith("neo4j") else uri
 
 
 def query(store: Neo4jStore, cypher: Any, **params: Any) -> list[dict[str, Any]]:
@@ -191,7 +204,10 @@ def test_a_non_neo4j_uri_is_refused() -> None:
 
 
 @pytest.mark.neo4j
-def test_a_read_whose_connection_drops_is_retried_once_on_a_new_session(neo: Neo4jStore) -> None:
+def test_a_read_whose_connection_drops_is_retried_once_on_a_new_session() -> None:
+    """On a direct ``bolt://`` driver reads are auto-committed and retried once by the store."""
+    neo = open_neo4j_store(bolt_uri())
+    assert not neo.routing
     sessions: list[Session] = []
 
     def flaky(session: Session) -> int:
@@ -211,6 +227,68 @@ def test_a_read_whose_connection_drops_is_retried_once_on_a_new_session(neo: Neo
     with pytest.raises(StoreUnavailableError, match="gone for good"):
         neo._guard("reading", lambda: neo._read(dead))
     assert len(sessions) == 2  # once more, not forever
+    neo.close()
+
+
+# -- a routing URI (a cluster, Aura): reads in READ transactions, bookmarks -------------------
+
+
+@pytest.mark.neo4j
+def test_a_routing_store_reads_in_managed_read_transactions(routed: Neo4jStore) -> None:
+    """Reads on a ``neo4j://`` driver run in ``execute_read``: routed to a reader, retried by
+    the driver after a dropped connection, and refused by the server if they would write."""
+    assert routed.routing
+    seen: list[object] = []
+
+    def flaky(tx: Any) -> int:
+        seen.append(tx)
+        if len(seen) == 1:
+            raise SessionExpired("the connection dropped")
+        return int(tx.run("RETURN 1 AS one").single(strict=True)["one"])
+
+    assert routed._read(flaky) == 1
+    assert len(seen) == 2 and all(isinstance(tx, ManagedTransaction) for tx in seen)
+
+    def writes(tx: Any) -> None:
+        tx.run("CREATE (:Agent {id: 'sneaked-in', scope: 'default'})").consume()
+
+    with pytest.raises(StoreError, match="Writing in read access mode not allowed"):
+        routed._guard("reading", lambda: routed._read(writes))
+    assert routed.get_nodes("Agent", ["sneaked-in"]) == {}
+
+
+@pytest.mark.neo4j
+def test_a_routing_store_reads_its_own_writes_through_bookmarks(routed: Neo4jStore) -> None:
+    """Every write leaves a bookmark in the store's bookmark manager and every read session
+    starts from it, so on a cluster a reader waits until it has the store's last write."""
+    manager = routed._bookmarks
+    before = set(manager.get_bookmarks())
+    mid = "rw-1"
+    routed.ensure_embedder("routing-test", 4)
+    routed.apply(
+        WriteBatch(
+            memories=[
+                Memory(
+                    id=mid,
+                    content="written then read",
+                    created_at=T0,
+                    valid_from=T0,
+                    content_hash=content_hash("written then read"),
+                    embedding=[1.0, 0.0, 0.0, 0.0],
+                )
+            ]
+        )
+    )
+    after = set(manager.get_bookmarks())
+    assert after and after != before
+    assert list(routed.get_memories([mid])) == [mid]
+    # a second store (another agent's process) shares nothing with it: its own manager
+    other = Neo4jStore.connect(routing_uri(), connect_timeout=5.0)
+    try:
+        assert other._bookmarks is not manager
+        assert list(other.get_memories([mid])) == [mid]
+    finally:
+        other.close()
 
 
 # -- connecting to nothing, or to something that never answers ---------------------------------

@@ -222,10 +222,21 @@ class _Mirror:
                         key=lambda p: (-p[1], self.ids[p[0]]))[:k]  # fmt: skip
         return [(self.ids[i], s) for i, s in ranked]
 
-    def add_edge(self, etype: str, src: str, dst: str, key: str, props: dict[str, Any]) -> None:
+    def add_edge(
+        self,
+        etype: str,
+        src: str,
+        dst: str,
+        key: str,
+        props: dict[str, Any],
+        *,
+        replace: bool = False,
+    ) -> None:
+        """Add the edge or merge ``props`` into it (as the write did); ``replace`` sets them as
+        read back from SQLite."""
         src_label, dst_label = EDGE_TYPES[etype]
         ends, k = ((src_label, src), (dst_label, dst)), (etype, key)
-        if self.graph.has_edge(*ends, key=k):  # merge as SQLite's json_patch did
+        if not replace and self.graph.has_edge(*ends, key=k):  # merge as json_patch did
             props = {**self.graph.edges[(*ends, k)]["props"], **props}
         props = {name: value for name, value in props.items() if value is not None}
         self.graph.add_edge(*ends, key=k, props=props)

@@ -1,5 +1,7 @@
 """The SQLite file (schema, connection, error mapping, the recorded embedder) and keeping the
-mirror in step with it: rebuilt when another connection committed, patched after our own."""
+mirror in step with it: patched after our own commits, and after another connection's from the
+change log that every write appends to in its own transaction (rebuilt only when the log no
+longer reaches back to what the mirror has seen)."""
 
 from __future__ import annotations
 
@@ -13,6 +15,7 @@ from typing import TypeVar, cast
 
 from amem_graph.core import codec
 from amem_graph.core.errors import AmemGraphError, ConflictError, EmbedderMismatchError, StoreError
+from amem_graph.core.schema import MEMORY
 from amem_graph.stores.base import GraphStore
 from amem_graph.stores.local.mirror import _Mirror
 
@@ -24,6 +27,9 @@ _MIRROR_COLUMNS = (
     "coalesce(json_extract(doc, '$.failures'), 0) AS failures"
 )
 _CHUNK = 500
+#: change-log rows (one per committed batch) kept for readers in other processes; a reader
+#: further behind than this rebuilds its mirror whole
+CHANGE_LOG_KEEP = 2000
 _T = TypeVar("_T")
 
 _DDL = """
@@ -53,6 +59,7 @@ CREATE TABLE IF NOT EXISTS edges(
 ) WITHOUT ROWID;
 CREATE INDEX IF NOT EXISTS edges_dst ON edges(dst, type);
 CREATE INDEX IF NOT EXISTS edges_src ON edges(src, type);
+CREATE TABLE IF NOT EXISTS changes(seq INTEGER PRIMARY KEY AUTOINCREMENT, body TEXT NOT NULL);
 """
 
 
@@ -94,6 +101,8 @@ class LocalConnection:
             ) from exc
         self._mirror: _Mirror | None = None
         self._seen_version: int | None = None
+        #: the last change-log row the mirror holds
+        self._seen_seq = 0
         self._closed = False
 
     def _guard(self, what: str, fn: Callable[[], _T]) -> _T:
@@ -126,12 +135,28 @@ class LocalConnection:
         return int(dims) if dims is not None else 0
 
     def _fresh_mirror(self) -> _Mirror:
-        """The mirrors, rebuilt if any other connection committed since they were built."""
+        """The mirror, caught up with every other connection's commits since it was read.
+
+        ``PRAGMA data_version`` tells whether anyone else committed; if so, the change log
+        names what changed and only those memories and edges are read again (``_catch_up``),
+        in one read transaction. Every read runs under the store's lock, so no thread of this
+        process sees a mirror half patched; a patch that fails part way drops the mirror,
+        which the next read builds whole.
+        """
         version = int(self._db.execute("PRAGMA data_version").fetchone()[0])
-        if self._mirror is None or version != self._seen_version:
+        if self._mirror is None:
             self._mirror = self._build_mirror()
-            self._seen_version = version
+        elif version != self._seen_version:
+            try:
+                self._catch_up(self._mirror)
+            except BaseException:
+                self._mirror = None
+                raise
+        self._seen_version = version
         return self._mirror
+
+    def _last_seq(self) -> int:
+        return int(self._db.execute("SELECT coalesce(max(seq), 0) FROM changes").fetchone()[0])
 
     def _build_mirror(self) -> _Mirror:
         """Rows and edges read in one read transaction: one snapshot, so a commit by another
@@ -140,6 +165,7 @@ class LocalConnection:
         if own:
             self._db.execute("BEGIN")
         try:
+            self._seen_seq = self._last_seq()
             mirror = _Mirror(self._dims() or 1)
             for row in self._db.execute(f"SELECT {_MIRROR_COLUMNS} FROM memories"):
                 mirror.upsert(row)
@@ -152,9 +178,59 @@ class LocalConnection:
                 self._db.execute("COMMIT")
         return mirror
 
-    def _refresh_rows(self, ids: Iterable[str]) -> None:
+    def _catch_up(self, mirror: _Mirror) -> None:
+        """Apply the change log past ``_seen_seq``: each named memory and edge is read as it is
+        now (so applying a change twice, or one of our own, changes nothing), all in one read
+        transaction. A log trimmed past what the mirror has seen, or a newly recorded
+        embedder, means a whole rebuild."""
+        self._db.execute("BEGIN")
+        try:
+            first = self._db.execute("SELECT min(seq) FROM changes").fetchone()[0]
+            rows = self._db.execute(
+                "SELECT seq, body FROM changes WHERE seq > ? ORDER BY seq", (self._seen_seq,)
+            ).fetchall()
+            behind = rows and first is not None and int(first) > self._seen_seq + 1
+            if behind or (self._dims() or 1) != mirror.dims:
+                self._mirror = self._build_mirror()
+                return
+            memories: dict[str, None] = {}
+            edges: dict[tuple[str, str, str, str], None] = {}
+            for row in rows:
+                body = codec.loads(row["body"])
+                memories.update(dict.fromkeys(body["m"]))
+                edges.update(dict.fromkeys(tuple(e) for e in body["e"]))
+            gone = self._refresh_rows(memories)
+            for mid in gone:
+                node = (MEMORY, mid)
+                if mirror.graph.has_node(node):
+                    mirror.graph.remove_node(node)
+            self._refresh_edges(mirror, list(edges))
+            if rows:
+                self._seen_seq = int(rows[-1]["seq"])
+        finally:
+            self._db.execute("COMMIT")
+
+    def _refresh_edges(self, mirror: _Mirror, keys: Sequence[tuple[str, str, str, str]]) -> None:
+        """Each edge as stored now: its props replaced, or removed when it is gone."""
+        for part in _chunks(keys):
+            found: dict[tuple[str, str, str, str], dict[str, object]] = {}
+            where = " OR ".join("(type=? AND src=? AND dst=? AND key=?)" for _ in part)
+            params = [v for key in part for v in key]
+            for row in self._db.execute(
+                f"SELECT type, src, dst, key, props FROM edges WHERE {where}", params
+            ):
+                found[(row["type"], row["src"], row["dst"], row["key"])] = codec.loads(row["props"])
+            for key in part:
+                if key in found:
+                    mirror.add_edge(*key, found[key], replace=True)
+                else:
+                    mirror.remove_edge(*key)
+
+    def _refresh_rows(self, ids: Iterable[str]) -> set[str]:
+        """Re-read these memories into the mirror; the ones no longer stored (dropped)."""
+        gone: set[str] = set()
         if self._mirror is None:
-            return
+            return gone
         wanted = list(dict.fromkeys(ids))
         for part in _chunks(wanted):
             marks = ",".join("?" * len(part))
@@ -167,6 +243,8 @@ class LocalConnection:
                 found.add(row["id"])
             for mid in set(part) - found:
                 self._mirror.drop(mid)
+                gone.add(mid)
+        return gone
 
     # -- embedder -------------------------------------------------------------------------
 

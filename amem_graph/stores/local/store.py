@@ -6,9 +6,12 @@
   seconds, then gets ``ConflictError``): no write is lost.
 - Vector search runs on a numpy matrix, BM25 on a numpy inverted index (``bm25.py``; FTS5's
   ``bm25()`` was ~10x slower at 100k memories) and traversal on a networkx graph, all mirrored
-  from SQLite. Before every read the store checks ``PRAGMA data_version``; when another connection
-  (or process) has committed, the mirrors are rebuilt, so reads are never stale. The store's own
-  commits update the mirrors in place.
+  from SQLite. Every ``apply`` also appends one row to a change log (table ``changes``: the
+  memories and edges the batch touched) in the same transaction. Before every read the store
+  checks ``PRAGMA data_version``; when another connection (or process) has committed, the
+  mirrors re-read only what the log names since they last looked, in one read transaction,
+  so reads are never stale and never see half a commit. The store's own commits update the
+  mirrors in place. The log keeps its last 2,000 rows; a reader further behind rebuilds whole.
 
 One module per concern, each a part of ``LocalStore``: ``sqlite`` (the file, its schema, the
 error mapping, the embedder, keeping the mirror fresh), ``mirror`` (the numpy, BM25 and networkx

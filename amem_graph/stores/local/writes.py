@@ -13,7 +13,7 @@ from amem_graph.core.models import Memory
 from amem_graph.core.schema import EDGE_TYPES, MEMORY
 from amem_graph.core.text import search_text
 from amem_graph.stores.base import MemoryUpdate, NodeWrite, WriteBatch
-from amem_graph.stores.local.sqlite import LocalConnection, _chunks, _epoch
+from amem_graph.stores.local.sqlite import CHANGE_LOG_KEEP, LocalConnection, _chunks, _epoch
 
 
 class LocalWrites(LocalConnection):
@@ -27,12 +27,18 @@ class LocalWrites(LocalConnection):
             db = self._db
             db.execute("BEGIN IMMEDIATE")
             try:
+                before = self._last_seq()
                 self._write(batch)
+                seq = self._log_change(batch)
                 db.execute("COMMIT")
             except BaseException:
                 db.execute("ROLLBACK")
                 raise
             # Our own commit does not bump data_version for this connection: patch mirrors.
+            # The log row is ours; when nothing of another connection's came before it, the
+            # mirror has seen everything up to it (else the next read catches up from the log).
+            if self._mirror is not None and before == self._seen_seq:
+                self._seen_seq = seq
             if self._mirror is not None:
                 touched = [m.id for m in batch.memories] + [u.id for u in batch.memory_updates]
                 self._refresh_rows(touched + list(batch.delete_memories))
@@ -80,6 +86,19 @@ class LocalWrites(LocalConnection):
         )
         if batch.delete_memories:
             self._delete_memories(batch.delete_memories)
+
+    def _log_change(self, batch: WriteBatch) -> int:
+        """Append what the batch touched to the change log (readers in other processes patch
+        their mirrors from it) and trim the log to its last ``CHANGE_LOG_KEEP`` rows."""
+        touched = [m.id for m in batch.memories] + [u.id for u in batch.memory_updates]
+        edges = [[e.type, e.src, e.dst, e.key] for e in batch.edges]
+        edges += [list(key) for key in batch.delete_edges]
+        body = {"m": list(dict.fromkeys(touched + list(batch.delete_memories))), "e": edges}
+        cur = self._db.execute("INSERT INTO changes(body) VALUES(?)", (codec.dumps(body),))
+        seq = int(cur.lastrowid or 0)
+        if seq % 100 == 0:
+            self._db.execute("DELETE FROM changes WHERE seq <= ?", (seq - CHANGE_LOG_KEEP,))
+        return seq
 
     def _refuse_existing(self, creates: Sequence[NodeWrite]) -> None:
         """Create-only nodes must be new (the write lock is held, so no one can slip in)."""

@@ -10,7 +10,15 @@ from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any, Final, TypeVar, cast
 
-from neo4j import READ_ACCESS, WRITE_ACCESS, Driver, GraphDatabase, ManagedTransaction, Session
+from neo4j import (
+    READ_ACCESS,
+    WRITE_ACCESS,
+    Driver,
+    GraphDatabase,
+    ManagedTransaction,
+    Neo4jDriver,
+    Session,
+)
 from neo4j import exceptions as neo_errors
 
 from amem_graph.core.errors import (
@@ -42,9 +50,9 @@ LOCKOUT_HINT: Final = (
 _VERSION = re.compile(r"^(\d+)\.(\d+)")
 
 _T = TypeVar("_T")
-#: what the store's read functions run their queries on: a READ session, each query
-#: auto-committed (see ``Neo4jStore._read``)
-_Reader = Session
+#: what the store's read functions run their queries on: a managed READ transaction on a
+#: routing driver, else a READ session with each query auto-committed (see ``Neo4jStore._read``)
+_Reader = Session | ManagedTransaction
 
 
 def open_driver(target: str, user: str, secret: str | None, connect_timeout: float) -> Driver:
@@ -107,6 +115,9 @@ class Neo4jConnection:
         self.server_version = ""
         #: shared by every session, so a read after a write sees it (causal consistency)
         self._bookmarks = driver.execute_query_bookmark_manager
+        #: a ``neo4j://`` driver (a cluster, Aura, or one server that routes to itself): reads
+        #: run as managed READ transactions, which the driver retries on another reader
+        self.routing = isinstance(driver, Neo4jDriver)
 
     def _within(self, seconds: float, fn: Callable[[], None]) -> None:
         """Run ``fn`` in a helper thread; StoreUnavailableError if it takes over ``seconds``."""
@@ -178,12 +189,20 @@ class Neo4jConnection:
         )
 
     def _read(self, fn: Callable[[_Reader], _T]) -> _T:
-        """Run the store's own read ``fn`` on a READ session, each query auto-committed.
+        """Run the store's own read ``fn`` on a READ session (routed to a reader on a cluster).
 
-        A managed transaction costs two more round trips (BEGIN, COMMIT) per read: about 2 ms
-        of a ~15 ms recall. Neo4j reads are read-committed either way, so nothing is lost;
-        what managed transactions add, retrying on a dropped connection, is kept (once).
+        On a routing driver (``neo4j://``, ``neo4j+s://``) ``fn`` runs in ``execute_read``: a
+        reader that leaves the cluster or a role change mid-read is retried by the driver on
+        another member, and the session waits for this store's bookmarks first, so a read sees
+        this store's own writes. On a direct ``bolt://`` driver (one server, no readers to
+        pick) each query is auto-committed instead: a managed transaction costs two more round
+        trips (BEGIN, COMMIT) per read, about 2 ms of a ~15 ms recall, and Neo4j reads are
+        read-committed either way; a dropped pooled connection is retried once.
         """
+        if self.routing:
+            with self._session(read=True) as session:
+                result: _T = session.execute_read(fn)
+                return result
         try:
             with self._session(read=True) as session:
                 return fn(session)
@@ -206,7 +225,7 @@ class Neo4jConnection:
         query runner uses it."""
 
         def run() -> _T:
-            with self._session() as session:
+            with self._session(read=True) as session:
                 result: _T = session.execute_read(fn)
                 return result
 

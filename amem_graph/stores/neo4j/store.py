@@ -8,7 +8,10 @@
   they reach a query; every value is a parameter). Any failure, including an edge whose
   endpoint does not exist, raises inside the transaction function, so nothing of the batch is
   committed.
-- Reads run with READ routing, each query auto-committed (see ``_read``). Vector and text
+- Reads run on READ sessions: managed READ transactions (``execute_read``) on a routing
+  ``neo4j://`` driver, so a cluster sends them to readers and retries them there, each query
+  auto-committed on a direct ``bolt://`` one; one bookmark manager per store, so a read sees
+  the store's own writes (see ``_read``). Vector and text
   search apply the ``MemoryFilter`` inside the query and over-fetch from the index, growing the
   fetch until k admitted hits are found or the index is exhausted; vector search falls back to
   an exact scan of the admitted memories when the filter is selective, so a filter never
