@@ -10,10 +10,9 @@ import os
 from collections.abc import Iterator, Mapping, Sequence
 from datetime import datetime
 from types import TracebackType
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 import pydantic
-from langchain_core.language_models import BaseChatModel
 
 from amem_graph.core.config import MemoryGraphConfig, RetrievalConfig
 from amem_graph.core.errors import NotFoundError, ValidationError
@@ -51,6 +50,16 @@ from amem_graph.provenance.training_data import TrainingRow, training_rows, writ
 from amem_graph.recall.retriever import HybridRetriever
 from amem_graph.stores.base import GraphStore, MemoryFilter
 from amem_graph.stores.factory import open_store
+
+if TYPE_CHECKING:  # langchain-core costs about a second to import; only an llm needs it
+    from langchain_core.language_models import BaseChatModel
+
+
+def _is_chat_model(llm: object) -> bool:
+    """isinstance against langchain-core's chat model, imported only when an llm is given."""
+    from langchain_core.language_models import BaseChatModel
+
+    return isinstance(llm, BaseChatModel)
 
 
 def _optional_name(value: str | None, what: str) -> str | None:
@@ -107,7 +116,7 @@ class MemoryGraph(NoteMethods):
         self.store = store
         self.embedder: Embedder = CheckedEmbedder(embedder)
         self.config = config or MemoryGraphConfig()
-        if llm is not None and not isinstance(llm, BaseChatModel):
+        if llm is not None and not _is_chat_model(llm):
             raise ValidationError(f"llm must be a langchain-core BaseChatModel, got {type(llm)!r}")
         #: notes, links, evolution and conflicts on every write (``amem_graph.notes``)
         self.note_layer = NoteLayer(store, self.config.notes, llm)

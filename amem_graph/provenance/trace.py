@@ -25,7 +25,6 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
-import networkx as nx
 from pydantic import BaseModel, Field, computed_field
 
 from amem_graph.core.models import Memory
@@ -71,6 +70,8 @@ class ProvenanceGraph(BaseModel):
         (then episode, outcome, agent, task, source) keeps the plain id and the other node is
         keyed ``"Label:id"``.
         """
+        import networkx as nx  # a quarter second to import; only this view needs it
+
         keys = node_keys(self.nodes)
         graph = nx.DiGraph()
         for node in self.nodes:
