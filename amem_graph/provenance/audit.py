@@ -28,7 +28,7 @@ AuditKind = Literal[
 AUDIT_KINDS: tuple[str, ...] = get_args(AuditKind)
 
 
-class AuditEvent(BaseModel):
+class AuditEvent(BaseModel, defer_build=True):
     """One recorded change: what, when, by whom, why, and which memories and agents it concerns.
 
     ``agent_ids`` are the authors of the memories concerned (and, for a retraction by agent, that

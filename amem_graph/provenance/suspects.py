@@ -27,7 +27,7 @@ from amem_graph.stores.base import GraphStore, MemoryFilter
 SuspectKind = Literal["memory", "agent"]
 
 
-class Suspect(BaseModel):
+class Suspect(BaseModel, defer_build=True):
     """A memory or an agent implicated in failures, with the evidence."""
 
     kind: SuspectKind
