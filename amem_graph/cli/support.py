@@ -67,24 +67,59 @@ class Settings:
 pass_settings = click.make_pass_decorator(Settings)
 
 
+class EmbedderChoice(click.ParamType):
+    """``minilm``, ``hashing`` or ``st:<model dir or cached hub name>`` (the ``[st]`` extra)."""
+
+    name = "embedder"
+
+    def get_metavar(self, param: click.Parameter, ctx: click.Context | None = None) -> str:
+        return "[minilm|hashing|st:MODEL]"
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> str:
+        text = str(value)
+        if text in ("minilm", "hashing") or (text.startswith("st:") and text[3:].strip()):
+            return text
+        self.fail(
+            f"{text!r} is not minilm, hashing or st:<model> (a sentence-transformers model "
+            'directory or cached name; pip install "amem-graph[st]")',
+            param,
+            ctx,
+        )
+
+
 def _warm_up(embedder: Embedder) -> None:
-    """Load MiniLM under a spinner: the first load takes seconds and should not look hung."""
+    """Load MiniLM under a spinner: a slow disk can take seconds and should not look hung."""
     if isinstance(embedder, MiniLMEmbedder):
         with err_console().status("Loading the all-MiniLM-L6-v2 embedding model…"):
             embedder.embed_query("warm-up")
 
 
+def warm_up(mg: MemoryGraph) -> None:
+    """Load the graph's model now (under a spinner), e.g. once a file has been validated."""
+    _warm_up(mg.embedder.inner)
+
+
 def open_graph(
-    target: str, choice: str | None, *, existing: bool = False, embeds: bool = True
+    target: str,
+    choice: str | None,
+    *,
+    existing: bool = False,
+    embeds: bool = True,
+    warm: bool = True,
 ) -> MemoryGraph:
-    """``admin.open_graph`` with a spinner while a model loads."""
-    return admin.open_graph(target, choice, existing=existing, embeds=embeds, warm_up=_warm_up)
+    """``admin.open_graph`` with a spinner while a model loads; ``warm=False`` leaves the load
+    to the first embed (or to ``warm_up``)."""
+    return admin.open_graph(
+        target, choice, existing=existing, embeds=embeds, warm_up=_warm_up if warm else None
+    )
 
 
-def graph(settings: Settings, *, existing: bool = False, embeds: bool = True) -> MemoryGraph:
+def graph(
+    settings: Settings, *, existing: bool = False, embeds: bool = True, warm: bool = True
+) -> MemoryGraph:
     """The MemoryGraph the global options name (see ``open_graph``)."""
     return open_graph(
-        settings.target(), settings.embedder_choice(), existing=existing, embeds=embeds
+        settings.target(), settings.embedder_choice(), existing=existing, embeds=embeds, warm=warm
     )
 
 
