@@ -16,7 +16,7 @@ from rich.table import Table
 from rich.text import Text
 from rich.tree import Tree
 
-from amem_graph.core.models import Hit, Memory, PathStep, Signal
+from amem_graph.core.models import Agent, Hit, Memory, PathStep, Signal
 from amem_graph.core.schema import MEMORY, NODE_LABELS, OUTCOME
 from amem_graph.memory import (
     AuditEvent,
@@ -420,6 +420,17 @@ def records_table(
                 table.add_row(name, _cell(value))
     if not rows:
         table.add_row(Text("(none)", style="dim"), *[""] * (len(table.columns) - 1))
+    return table
+
+
+def agent_table(agent: Agent) -> Table:
+    """An agent's trust overall (or in the scope asked for) and per scope."""
+    table = _field_table(f"Agent {agent.id}", None)
+    table.add_row("trust", f"{agent.trust:.3f}")
+    table.add_row("memories", str(agent.memory_count))
+    table.add_row("credit", f"{agent.successes:g} success, {agent.failures:g} failure")
+    for scope, trust in sorted(agent.trust_by_scope.items()):
+        table.add_row(f"trust in {scope}", f"{trust:.3f}")
     return table
 
 
