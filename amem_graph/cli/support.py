@@ -31,6 +31,7 @@ from amem_graph.core.models import ensure_aware
 from amem_graph.embeddings import Embedder, MiniLMEmbedder
 from amem_graph.memory import admin
 from amem_graph.memory.graph import MemoryGraph
+from amem_graph.memory.vectors import CheckedEmbedder
 
 
 def err_console() -> Console:
@@ -67,7 +68,13 @@ class Settings:
 pass_settings = click.make_pass_decorator(Settings)
 
 
-class EmbedderChoice(click.ParamType):
+if TYPE_CHECKING:  # click >= 8.2 types ParamType as a generic; older clicks are not subscriptable
+    _TextParam = click.ParamType[str]
+else:
+    _TextParam = click.ParamType
+
+
+class EmbedderChoice(_TextParam):
     """``minilm``, ``hashing`` or ``st:<model dir or cached hub name>`` (the ``[st]`` extra)."""
 
     name = "embedder"
@@ -91,12 +98,13 @@ def _warm_up(embedder: Embedder) -> None:
     """Load MiniLM under a spinner: a slow disk can take seconds and should not look hung."""
     if isinstance(embedder, MiniLMEmbedder):
         with err_console().status("Loading the all-MiniLM-L6-v2 embedding model…"):
-            embedder.embed_query("warm-up")
+            embedder.load()
 
 
 def warm_up(mg: MemoryGraph) -> None:
     """Load the graph's model now (under a spinner), e.g. once a file has been validated."""
-    _warm_up(mg.embedder.inner)
+    embedder = mg.embedder
+    _warm_up(embedder.inner if isinstance(embedder, CheckedEmbedder) else embedder)
 
 
 def open_graph(

@@ -164,4 +164,5 @@ def in_scope(store: GraphStore, events: list[AuditEvent], scope: str) -> list[Au
 def _authors_of(store: GraphStore, stored: Mapping[str, Memory], ids: list[str]) -> set[str]:
     """Authors of the stored ones among ``ids`` (an erased memory's author is not known)."""
     present = [m for m in ids if m in stored]
-    return authors(store, present) | {stored[m].agent for m in present if stored[m].agent}
+    named = {agent for m in present if (agent := stored[m].agent) is not None}
+    return authors(store, present) | named
