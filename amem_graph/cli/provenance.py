@@ -289,7 +289,8 @@ def suspects(
             return
         console.print(f"Proposed (not run): [bold]{proposal['command']}[/]")
         if proposal["refused"] is not None:
-            console.print(f"It would be refused: {proposal['refused'].message}")
+            refused = proposal["refused"]
+            console.print(f"It would be refused: {refused.message}. {refused.hint or ''}")
             return
         console.print(render.retraction_table(proposal["dry_run"]))
 

@@ -276,7 +276,8 @@ def plan_retraction(
     outside = _outside(store, ids, selector.scope)
     if outside and not cross_scope:
         raise ConflictError(
-            f"the cascade reaches {len(outside)} memories outside scope {selector.scope!r}; "
+            f"the cascade reaches {len(outside)} "
+            f"{'memory' if len(outside) == 1 else 'memories'} outside scope {selector.scope!r}; "
             "nothing was retracted",
             hint="pass cross_scope=True (--cross-scope) to take them back too, or cascade=False",
         )
