@@ -229,9 +229,8 @@ def test_episode_and_id_selectors_stay_in_scope(fixed: MemoryGraph) -> None:
         fixed.retract("m0", scope="b", reason="not mine")
 
 
-#: pack queries that list memories but are not scoped here: failure_suspects belongs to the
-#: outcome-credit work; audit_trail lists events, which carry ids but no scope
-UNSCOPED_PACK = {"failure_suspects", "audit_trail", "schema"}
+#: the schema is not a query
+UNSCOPED_PACK = {"schema"}
 
 
 def _strings(value: Any) -> Iterator[str]:
@@ -257,13 +256,104 @@ def test_every_pack_query_that_lists_memories_takes_a_scope() -> None:
         mg.retract("m3", scope="b", reason="b's own call", cascade=False)
         mg.retract("m0", scope="a", reason="a's call", cross_scope=True)
         where = scope_of(store)
+        mg.remember("erased soon", id="gone-b", scope="b", agent="bob")
+        mg.forget("gone-b", reason="erasure request")
+        where["gone-b"] = "b"  # the audit log still names it
         for name in sorted(set(query_names()) - UNSCOPED_PACK):
             query = load_query(name)
             assert query.param("scope") is not None, f"{name} has no $scope"
             needed = {p.name: "m0" for p in query.params if p.required and p.name == "memory_id"}
             needed |= {p.name: "ana" for p in query.params if p.required and p.name == "agent"}
+            needed |= {p.name: True for p in query.params if p.name == "withdrawn"}
             for scope in SCOPES:
                 rows = run_query(store, name, {**needed, "scope": scope}).records()
                 seen = {s for row in rows for s in _strings(row) if s in where}
                 leaked = {s for s in seen if where[s] != scope}
                 assert leaked == set(), (name, scope, leaked)
+
+
+def _charged_world(mg: MemoryGraph) -> None:
+    """ana writes in both scopes; b's failures are heavy, a's are one; bob only in a."""
+    mg.remember("a: rotate the keys weekly", id="a1", scope="a", agent="ana")
+    mg.remember("a: bob's rotation note", id="a2", scope="a", agent="bob")
+    mg.remember("b: rotate the keys never", id="b1", scope="b", agent="ana")
+    mg.remember("b: another rotation note", id="b2", scope="b", agent="ana")
+    with mg.episode(agent="ana", scope="a", id="ep-a") as ep:
+        ep.recall("rotate the keys", k=2)
+        ep.outcome(success=False)
+    for i in range(3):
+        with mg.episode(agent="bob", scope="b", id=f"ep-b{i}") as ep:
+            ep.recall("rotate the keys", k=2)
+            ep.outcome(success=False)
+
+
+def test_failure_suspects_count_nothing_of_another_scope(mg: MemoryGraph) -> None:
+    from amem_graph.core.beta import bound
+
+    _charged_world(mg)
+    z = mg.config.retrieval.confidence_bound
+    for scope in SCOPES:
+        own = mg.store.find_memories(MemoryFilter(scopes=(scope,), statuses=None))
+        found = mg.failure_suspects(scope=scope)
+        assert found and {s.id for s in found} <= {m.id for m in own}
+        for suspect in found:
+            assert all(e.startswith(f"ep-{scope}") for e in suspect.failed_episodes)
+            mine = [m for m in own if m.agent == suspect.agent]
+            s = sum(m.successes for m in mine)
+            f = sum(m.failures for m in mine)
+            assert suspect.author_suspicion == pytest.approx(1.0 - bound(s, f, z))
+        agents = mg.failure_suspects(by="agent", scope=scope)
+        for agent in agents:
+            assert set(agent.memory_ids) <= {m.id for m in own}
+            assert all(e.startswith(f"ep-{scope}") for e in agent.failed_episodes)
+    # unscoped, ana's author figures include b's heavier failures
+    everywhere = {s.id: s for s in mg.failure_suspects()}
+    in_a = {s.id: s for s in mg.failure_suspects(scope="a")}
+    assert everywhere["a1"].author_suspicion > in_a["a1"].author_suspicion  # type: ignore[operator]
+
+
+def test_a_scoped_audit_shows_only_that_scopes_memories(fixed: MemoryGraph) -> None:
+    report = fixed.retract("m0", scope="a", reason="poisoned", cross_scope=True)
+    fixed.remember("b's secret", id="gone-b", scope="b", agent="bob")
+    fixed.forget("gone-b", reason="erasure request")
+    where = scope_of(fixed.store)
+    where["gone-b"] = "b"
+    whole = fixed.audit()
+    assert {e.kind for e in whole} == {"retract", "forget"}
+    for scope in SCOPES:
+        events = fixed.audit(scope=scope)
+        assert events, scope
+        for event in events:
+            assert event.memory_ids and all(where[m] == scope for m in event.memory_ids)
+            if event.memory_scopes:
+                assert set(event.memory_scopes) == {scope}
+    (a_retract,) = fixed.audit(scope="a", kind="retract")
+    (b_retract,) = fixed.audit(scope="b", kind="retract")
+    assert a_retract.retraction_id == b_retract.retraction_id == report.id
+    assert set(a_retract.memory_ids) | set(b_retract.memory_ids) == set(whole[0].memory_ids)
+    assert [e.kind for e in fixed.audit(scope="a")] == ["retract"]  # b's forget is b's
+    (forgotten,) = fixed.audit(scope="b", kind="forget")
+    assert forgotten.memory_ids == ["gone-b"] and len(forgotten.content_hashes) == 1
+    assert fixed.audit(scope="a", memory="gone-b") == []
+    assert fixed.audit(scope="a", agent="bob", kind="forget") == []
+    assert fixed.audit(scope="nobody") == []
+
+
+@pytest.mark.neo4j
+def test_the_audit_trail_query_narrows_like_the_api() -> None:
+    from conftest import open_neo4j_store
+
+    from amem_graph.analyst.pack import run_query
+
+    store = open_neo4j_store()
+    with MemoryGraph(store, HashingEmbedder()) as mg:
+        build(mg, FIXED, FIXED_RUNS)
+        mg.retract("m0", scope="a", reason="poisoned", cross_scope=True)
+        mg.remember("b's secret", id="gone-b", scope="b", agent="bob")
+        mg.forget("gone-b", reason="erasure request")
+        for scope in (None, *SCOPES):
+            rows = run_query(store, "audit_trail", {"scope": scope}).records()
+            api = mg.audit(scope=scope)
+            assert [(r["event_id"], r["memory_ids"], r["agent_ids"]) for r in rows] == [
+                (e.id, e.memory_ids, e.agent_ids) for e in api
+            ], scope

@@ -1,4 +1,5 @@
-"""``amem outcome``: how an episode ended, so a shell user sees outcome credit.
+"""``amem outcome``: how an episode ended, so a shell user sees outcome credit; ``amem agent``:
+the trust that credit gives an agent.
 
 Reads happen in ``amem search --episode ID``; this closes the loop from the command line.
 """
@@ -7,6 +8,7 @@ from __future__ import annotations
 
 import click
 
+from amem_graph.cli import render
 from amem_graph.cli.support import Settings, emit, graph, pass_settings
 
 
@@ -35,4 +37,19 @@ def outcome(
     )
 
 
-COMMANDS: tuple[click.Command, ...] = (outcome,)
+@click.command()
+@click.argument("agent_id", metavar="AGENT")
+@click.option(
+    "--scope",
+    help="Only what it wrote in this scope: trust, counts and credit of other scopes are left out.",
+)
+@pass_settings
+def agent(settings: Settings, agent_id: str, scope: str | None) -> None:
+    """An agent's trust: the posterior over the outcome credit its memories received, over
+    every scope (each listed) or only --scope."""
+    with graph(settings, existing=True, embeds=False) as mg:
+        found = mg.agent(agent_id, scope=scope)
+    emit(settings, found.model_dump(mode="json"), lambda c: c.print(render.agent_table(found)))
+
+
+COMMANDS: tuple[click.Command, ...] = (outcome, agent)

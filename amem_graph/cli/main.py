@@ -28,6 +28,7 @@ from amem_graph.cli import episodes as cli_episodes
 from amem_graph.cli import provenance as cli_provenance
 from amem_graph.cli import render
 from amem_graph.cli.support import (
+    EmbedderChoice,
     Settings,
     emit,
     err_console,
@@ -35,6 +36,7 @@ from amem_graph.cli.support import (
     open_graph,
     pass_settings,
     progress_bar,
+    warm_up,
 )
 from amem_graph.core.config import MemoryGraphConfig
 from amem_graph.core.errors import (
@@ -50,7 +52,6 @@ from amem_graph.memory.graph import MemoryGraph
 
 USER_ERROR_EXIT = 2
 UNEXPECTED_EXIT = 1
-EMBEDDERS = ("minilm", "hashing")
 
 
 # -- errors -------------------------------------------------------------------------------
@@ -115,10 +116,11 @@ def _usage_hint(exc: click.exceptions.ClickException) -> str | None:
 )
 @click.option(
     "--embedder",
-    type=click.Choice(EMBEDDERS),
+    type=EmbedderChoice(),
     default=None,
     help="Embedding model. Default: $AMEM_EMBEDDER, else the one the store was built with, "
-    "else minilm. hashing is instant but not semantic.",
+    "else minilm. hashing is instant but not semantic; st:MODEL runs any sentence-transformers "
+    'model (pip install "amem-graph[st]").',
 )
 @click.option("--json", "as_json", is_flag=True, help="Print plain JSON to stdout, nothing else.")
 @click.version_option(package_name="amem-graph", prog_name="amem")
@@ -422,8 +424,9 @@ def ingest(settings: Settings, file: IO[str], batch_size: int) -> None:
     source = "<stdin>" if name in ("-", "<stdin>") else name
     config = MemoryGraphConfig()  # the CLI's graphs use the defaults: no model for validation
     lines = parse_jsonl(file, config.default_scope, config.max_content_length, source)
-    with graph(settings) as mg:
+    with graph(settings, warm=False) as mg:  # a file that fails validation loads no model
         present = check_references(lines, mg, source)
+        warm_up(mg)
         stored = write_batches(mg, lines, batch_size)
     written = stored - present
     emit(
@@ -454,9 +457,9 @@ def _memories(n: int) -> str:
 @click.option(
     "--embedder",
     "demo_embedder",
-    type=click.Choice(EMBEDDERS),
+    type=EmbedderChoice(),
     default=None,
-    help="minilm (default, real model) or hashing (instant).",
+    help="minilm (default, real model), hashing (instant) or st:MODEL.",
 )
 @click.option(
     "--png",

@@ -16,8 +16,14 @@ from rich.console import Console
 
 from amem_graph.cli import render
 from amem_graph.cli.support import ISO_TIME, Settings, emit, err_console, graph, pass_settings
-from amem_graph.core.errors import ValidationError
+from amem_graph.core.errors import ConflictError, ValidationError
 from amem_graph.memory import AUDIT_KINDS, ProvenanceGraph
+
+SCOPE_VIEW = click.option(
+    "--scope",
+    help="See it as an operator of this scope: another scope's memory is not found, and what "
+    "belongs to other scopes is left out (counted as hidden).",
+)
 
 PNG_OPTION = click.option(
     "--png",
@@ -41,13 +47,14 @@ def write_picture(view: ProvenanceGraph, png: str) -> str:
 
 @click.command()
 @click.argument("memory_id", metavar="ID")
+@SCOPE_VIEW
 @PNG_OPTION
 @pass_settings
-def trace(settings: Settings, memory_id: str, png: str | None) -> None:
+def trace(settings: Settings, memory_id: str, scope: str | None, png: str | None) -> None:
     """Where memory ID came from (derivation chain, agents, episodes, tasks, sources) and
     where it went (derived memories, episodes that read it, their outcomes, what they wrote)."""
     with graph(settings, existing=True, embeds=False) as mg:
-        result = mg.trace(memory_id)
+        result = mg.trace(memory_id, scope=scope)
     data = result.model_dump(mode="json")
     if png is not None:
         data["png"] = write_picture(result, png)
@@ -57,12 +64,13 @@ def trace(settings: Settings, memory_id: str, png: str | None) -> None:
 
 @click.command()
 @click.argument("memory_id", metavar="ID")
+@SCOPE_VIEW
 @PNG_OPTION
 @pass_settings
-def impact(settings: Settings, memory_id: str, png: str | None) -> None:
+def impact(settings: Settings, memory_id: str, scope: str | None, png: str | None) -> None:
     """The blast radius of memory ID: what a cascading retraction of it would act on."""
     with graph(settings, existing=True, embeds=False) as mg:
-        result = mg.impact(memory_id)
+        result = mg.impact(memory_id, scope=scope)
     data = render.impact_record(result)
     if png is not None:
         data["png"] = write_picture(result, png)
@@ -84,6 +92,16 @@ def impact(settings: Settings, memory_id: str, png: str | None) -> None:
     help="Only the selected memories; leave what derives from them or was written after "
     "reading them.",
 )
+@click.option(
+    "--scope",
+    help="Select only this scope's memories (and episodes); a cascade into another scope is "
+    "refused unless --cross-scope.",
+)
+@click.option(
+    "--cross-scope",
+    is_flag=True,
+    help="With --scope: also take back what the cascade reaches in other scopes (listed).",
+)
 @click.option("--dry-run", is_flag=True, help="Report what would change; change nothing.")
 @click.option(
     "--by", help="Who is retracting, for the audit log (default: $AMEM_ACTOR, else your login)."
@@ -98,6 +116,8 @@ def retract(
     source: str | None,
     episode: str | None,
     no_cascade: bool,
+    scope: str | None,
+    cross_scope: bool,
     dry_run: bool,
     by: str | None,
 ) -> None:
@@ -106,7 +126,10 @@ def retract(
 
     With cascade (the default) memories derived from them are retracted and memories that
     episodes wrote after reading them are quarantined. Undo with `amem restore RETRACTION_ID`.
+    Without --scope a retraction spans every scope (an operator's call).
     """
+    if cross_scope and scope is None:
+        raise ValidationError("--cross-scope needs --scope", hint="see: amem retract --help")
     with graph(settings, existing=True, embeds=False) as mg:
         report = mg.retract(
             list(memory_ids) or None,
@@ -117,6 +140,8 @@ def retract(
             since=since,
             source=source,
             episode=episode,
+            scope=scope,
+            cross_scope=cross_scope,
             by=settings.actor(by),
         )
     data = report.model_dump(mode="json")
@@ -145,6 +170,11 @@ def restore(settings: Settings, retraction_id: str, by: str | None, reason: str)
 @click.option("--since", type=ISO_TIME, help="From this time (inclusive).")
 @click.option("--until", type=ISO_TIME, help="Before this time (exclusive).")
 @click.option("--kind", type=click.Choice(AUDIT_KINDS), help="Only this kind of event.")
+@click.option(
+    "--scope",
+    help="Only events concerning this scope's memories, narrowed to them (other scopes' "
+    "memories and authors are left out).",
+)
 @pass_settings
 def audit(
     settings: Settings,
@@ -153,10 +183,13 @@ def audit(
     since: datetime | None,
     until: datetime | None,
     kind: str | None,
+    scope: str | None,
 ) -> None:
     """The audit log, oldest first: retractions, restores and forgets."""
     with graph(settings, existing=True, embeds=False) as mg:
-        events = mg.audit(memory=memory_id, agent=agent, since=since, until=until, kind=kind)
+        events = mg.audit(
+            memory=memory_id, agent=agent, since=since, until=until, kind=kind, scope=scope
+        )
     emit(
         settings,
         [e.model_dump(mode="json") for e in events],
@@ -234,13 +267,20 @@ def suspects(
                 f"failure suspect: {top.failures:g} failure credit over "
                 f"{len(top.failed_episodes)} failed episode(s)"
             )
+            # the proposal stays in the scope asked about: an agent's other tenants are not ours
+            within = [] if scope is None else ["--scope", scope]
             if by == "agent":
-                report = mg.retract(agent=top.id, reason=why, dry_run=True)
-                command = ["amem", "retract", "--agent", top.id, "--reason", why]
+                command = ["amem", "retract", "--agent", top.id, *within, "--reason", why]
+                selector: dict[str, Any] = {"agent": top.id}
             else:
-                report = mg.retract(top.id, reason=why, dry_run=True)
-                command = ["amem", "retract", top.id, "--reason", why]
-            proposal = {"command": shlex.join(command), "dry_run": report}
+                command = ["amem", "retract", top.id, *within, "--reason", why]
+                selector = {"id": top.id}
+            try:
+                report = mg.retract(**selector, reason=why, dry_run=True, scope=scope)
+            except ConflictError as exc:  # the cascade would cross into another scope
+                proposal = {"command": shlex.join(command), "dry_run": None, "refused": exc}
+            else:
+                proposal = {"command": shlex.join(command), "dry_run": report, "refused": None}
 
     def show(console: Console) -> None:
         console.print(render.suspects_table(found))
@@ -248,6 +288,10 @@ def suspects(
             console.print("No failed outcome has charged any memory: nothing to propose.")
             return
         console.print(f"Proposed (not run): [bold]{proposal['command']}[/]")
+        if proposal["refused"] is not None:
+            refused = proposal["refused"]
+            console.print(f"It would be refused: {refused.message}. {refused.hint or ''}")
+            return
         console.print(render.retraction_table(proposal["dry_run"]))
 
     emit(
@@ -258,7 +302,10 @@ def suspects(
             if proposal is None
             else {
                 "command": proposal["command"],
-                "dry_run": proposal["dry_run"].model_dump(mode="json"),
+                "dry_run": None
+                if proposal["dry_run"] is None
+                else proposal["dry_run"].model_dump(mode="json"),
+                "refused": None if proposal["refused"] is None else proposal["refused"].message,
             },
         },
         show,

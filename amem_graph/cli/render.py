@@ -16,7 +16,7 @@ from rich.table import Table
 from rich.text import Text
 from rich.tree import Tree
 
-from amem_graph.core.models import Hit, Memory, PathStep, Signal
+from amem_graph.core.models import Agent, Hit, Memory, PathStep, Signal
 from amem_graph.core.schema import MEMORY, NODE_LABELS, OUTCOME
 from amem_graph.memory import (
     AuditEvent,
@@ -311,6 +311,8 @@ def trace_tree(trace: Trace) -> Tree:
         )
         for mid in sorted(m for m in view.generated_in.get(episode_id, []) if m in written):
             branch.add(Text.assemble("then wrote ", view.memory(mid)))
+    if trace.hidden:
+        tree.add(Text(f"{trace.hidden} nodes of other scopes left out", style="dim"))
     return tree
 
 
@@ -338,6 +340,8 @@ def impact_table(impact: Impact) -> Table:
     )
     for label, ids in rows:
         table.add_row(label, str(len(ids)), _ids(ids))
+    if impact.hidden:
+        table.caption = f"{impact.hidden} nodes of other scopes left out"
     return table
 
 
@@ -371,6 +375,10 @@ def retraction_table(report: RetractionReport) -> Table:
     table.add_row("targets", _ids(report.targets))
     table.add_row(Text("retracted", style="red"), _ids(report.retracted))
     table.add_row(Text("quarantined", style="yellow"), _ids(report.quarantined))
+    if report.scope is not None:
+        table.add_row("scope", Text(report.scope))
+    if report.cross_scope:
+        table.add_row(Text("in other scopes", style="red"), _ids(report.cross_scope))
     if report.restored_at is not None:
         table.add_row("restored at", report.restored_at.isoformat())
     elif not report.dry_run:
@@ -412,6 +420,17 @@ def records_table(
                 table.add_row(name, _cell(value))
     if not rows:
         table.add_row(Text("(none)", style="dim"), *[""] * (len(table.columns) - 1))
+    return table
+
+
+def agent_table(agent: Agent) -> Table:
+    """An agent's trust overall (or in the scope asked for) and per scope."""
+    table = _field_table(f"Agent {agent.id}", None)
+    table.add_row("trust", f"{agent.trust:.3f}")
+    table.add_row("memories", str(agent.memory_count))
+    table.add_row("credit", f"{agent.successes:g} success, {agent.failures:g} failure")
+    for scope, trust in sorted(agent.trust_by_scope.items()):
+        table.add_row(f"trust in {scope}", f"{trust:.3f}")
     return table
 
 

@@ -31,6 +31,7 @@ from amem_graph.core.models import ensure_aware
 from amem_graph.embeddings import Embedder, MiniLMEmbedder
 from amem_graph.memory import admin
 from amem_graph.memory.graph import MemoryGraph
+from amem_graph.memory.vectors import CheckedEmbedder
 
 
 def err_console() -> Console:
@@ -67,24 +68,66 @@ class Settings:
 pass_settings = click.make_pass_decorator(Settings)
 
 
+if TYPE_CHECKING:  # click >= 8.2 types ParamType as a generic; older clicks are not subscriptable
+    _TextParam = click.ParamType[str]
+else:
+    _TextParam = click.ParamType
+
+
+class EmbedderChoice(_TextParam):
+    """``minilm``, ``hashing`` or ``st:<model dir or cached hub name>`` (the ``[st]`` extra)."""
+
+    name = "embedder"
+
+    def get_metavar(self, param: click.Parameter, ctx: click.Context | None = None) -> str:
+        return "[minilm|hashing|st:MODEL]"
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> str:
+        text = str(value)
+        if text in ("minilm", "hashing") or (text.startswith("st:") and text[3:].strip()):
+            return text
+        self.fail(
+            f"{text!r} is not minilm, hashing or st:<model> (a sentence-transformers model "
+            'directory or cached name; pip install "amem-graph[st]")',
+            param,
+            ctx,
+        )
+
+
 def _warm_up(embedder: Embedder) -> None:
-    """Load MiniLM under a spinner: the first load takes seconds and should not look hung."""
+    """Load MiniLM under a spinner: a slow disk can take seconds and should not look hung."""
     if isinstance(embedder, MiniLMEmbedder):
         with err_console().status("Loading the all-MiniLM-L6-v2 embedding model…"):
-            embedder.embed_query("warm-up")
+            embedder.load()
+
+
+def warm_up(mg: MemoryGraph) -> None:
+    """Load the graph's model now (under a spinner), e.g. once a file has been validated."""
+    embedder = mg.embedder
+    _warm_up(embedder.inner if isinstance(embedder, CheckedEmbedder) else embedder)
 
 
 def open_graph(
-    target: str, choice: str | None, *, existing: bool = False, embeds: bool = True
+    target: str,
+    choice: str | None,
+    *,
+    existing: bool = False,
+    embeds: bool = True,
+    warm: bool = True,
 ) -> MemoryGraph:
-    """``admin.open_graph`` with a spinner while a model loads."""
-    return admin.open_graph(target, choice, existing=existing, embeds=embeds, warm_up=_warm_up)
+    """``admin.open_graph`` with a spinner while a model loads; ``warm=False`` leaves the load
+    to the first embed (or to ``warm_up``)."""
+    return admin.open_graph(
+        target, choice, existing=existing, embeds=embeds, warm_up=_warm_up if warm else None
+    )
 
 
-def graph(settings: Settings, *, existing: bool = False, embeds: bool = True) -> MemoryGraph:
+def graph(
+    settings: Settings, *, existing: bool = False, embeds: bool = True, warm: bool = True
+) -> MemoryGraph:
     """The MemoryGraph the global options name (see ``open_graph``)."""
     return open_graph(
-        settings.target(), settings.embedder_choice(), existing=existing, embeds=embeds
+        settings.target(), settings.embedder_choice(), existing=existing, embeds=embeds, warm=warm
     )
 
 

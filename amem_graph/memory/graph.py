@@ -10,10 +10,9 @@ import os
 from collections.abc import Iterator, Mapping, Sequence
 from datetime import datetime
 from types import TracebackType
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 import pydantic
-from langchain_core.language_models import BaseChatModel
 
 from amem_graph.core.config import MemoryGraphConfig, RetrievalConfig
 from amem_graph.core.errors import NotFoundError, ValidationError
@@ -51,6 +50,9 @@ from amem_graph.provenance.training_data import TrainingRow, training_rows, writ
 from amem_graph.recall.retriever import HybridRetriever
 from amem_graph.stores.base import GraphStore, MemoryFilter
 from amem_graph.stores.factory import open_store
+
+if TYPE_CHECKING:  # langchain-core costs about a second to import; only an llm needs it
+    from langchain_core.language_models import BaseChatModel
 
 
 def _optional_name(value: str | None, what: str) -> str | None:
@@ -107,8 +109,13 @@ class MemoryGraph(NoteMethods):
         self.store = store
         self.embedder: Embedder = CheckedEmbedder(embedder)
         self.config = config or MemoryGraphConfig()
-        if llm is not None and not isinstance(llm, BaseChatModel):
-            raise ValidationError(f"llm must be a langchain-core BaseChatModel, got {type(llm)!r}")
+        if llm is not None:
+            from langchain_core.language_models import BaseChatModel  # only an llm needs it
+
+            if not isinstance(llm, BaseChatModel):
+                raise ValidationError(
+                    f"llm must be a langchain-core BaseChatModel, got {type(llm)!r}"
+                )
         #: notes, links, evolution and conflicts on every write (``amem_graph.notes``)
         self.note_layer = NoteLayer(store, self.config.notes, llm)
         store.ensure_embedder(embedder.name, embedder.dims)
@@ -537,9 +544,11 @@ class MemoryGraph(NoteMethods):
         since: datetime | None = None,
         until: datetime | None = None,
         kind: str | None = None,
+        scope: str | None = None,
     ) -> list[AuditEvent]:
         """Audit events oldest first: retractions, restores, forgets (``since`` inclusive,
-        ``until`` exclusive; ``agent`` matches authors of the memories concerned or the actor)."""
+        ``until`` exclusive; ``agent`` matches authors of the memories concerned or the actor;
+        ``scope`` keeps what concerns that scope's memories, narrowed to them)."""
         if kind is not None and kind not in AUDIT_KINDS:
             raise ValidationError(f"unknown audit kind {kind!r}; known: {list(AUDIT_KINDS)}")
         return query_events(
@@ -549,6 +558,7 @@ class MemoryGraph(NoteMethods):
             kind=kind,
             since=_optional_time(since, "since"),
             until=_optional_time(until, "until"),
+            scope=_optional_name(scope, "scope"),
         )
 
     def training_data(

@@ -465,6 +465,7 @@ class NoteMethods:
             memory_ids=sorted(memories),
             agent_ids={m.agent for m in memories.values() if m.agent} | authors(self.store, ids),
             content_hashes=[memories[i].content_hash for i in sorted(memories)],
+            scopes={i: m.scope for i, m in memories.items()},  # the store forgets them
         )
         batch = forgetting.plan_erasure(self.store, sorted(memories))
         batch.nodes.append(event_write(event))

@@ -22,7 +22,7 @@ KINDS = ("orphan_edge", "bad_value", "status", "index")
 _SHOWN = 20  # problems listed per kind; the rest are counted
 
 
-class CheckReport(BaseModel):
+class CheckReport(BaseModel, defer_build=True):
     """What ``check`` found; ``ok`` when nothing."""
 
     backend: str

@@ -80,7 +80,7 @@ class RetractionPolicy(BaseModel):
     )
 
 
-class RetractionReport(BaseModel):
+class RetractionReport(BaseModel, defer_build=True):
     """What a retraction did (or, with ``dry_run``, would do); ``id`` is what ``restore`` takes."""
 
     id: str
@@ -108,7 +108,7 @@ class RetractionReport(BaseModel):
         return sorted({*self.retracted, *self.quarantined})
 
 
-class RestoreReport(BaseModel):
+class RestoreReport(BaseModel, defer_build=True):
     """What a restore changed: memories back to their own status, and those still held."""
 
     id: str = Field(description="the retraction restored")
@@ -276,7 +276,8 @@ def plan_retraction(
     outside = _outside(store, ids, selector.scope)
     if outside and not cross_scope:
         raise ConflictError(
-            f"the cascade reaches {len(outside)} memories outside scope {selector.scope!r}; "
+            f"the cascade reaches {len(outside)} "
+            f"{'memory' if len(outside) == 1 else 'memories'} outside scope {selector.scope!r}; "
             "nothing was retracted",
             hint="pass cross_scope=True (--cross-scope) to take them back too, or cascade=False",
         )

@@ -21,13 +21,13 @@ from pydantic import BaseModel, Field
 
 from amem_graph.core.beta import bound, posterior
 from amem_graph.core.models import Memory
-from amem_graph.core.schema import OUTCOME
+from amem_graph.core.schema import EPISODE, OUTCOME
 from amem_graph.stores.base import GraphStore, MemoryFilter
 
 SuspectKind = Literal["memory", "agent"]
 
 
-class Suspect(BaseModel):
+class Suspect(BaseModel, defer_build=True):
     """A memory or an agent implicated in failures, with the evidence."""
 
     kind: SuspectKind
@@ -87,17 +87,23 @@ def failure_suspects(
     """The most suspicious memories (``by="memory"``) or authors (``by="agent"``), first first.
 
     Memories are those in ``scope`` (any, if None) with one of ``statuses`` (any, if None):
-    by default what is still active, so a retracted suspect is not proposed again.
+    by default what is still active, so a retracted suspect is not proposed again. With a
+    scope, nothing of another scope counts: an author's suspicion sums only its memories in
+    the scope, and only the scope's failed episodes are listed.
     """
     episodes = charged(store)
-    flt = MemoryFilter(scopes=None if scope is None else (scope,), statuses=statuses)
+    scopes = None if scope is None else (scope,)
+    flt = MemoryFilter(scopes=scopes, statuses=statuses)
     memories = [
         m for m in store.get_memories(sorted(episodes), embeddings=False).values() if flt.admits(m)
     ]
+    if scope is not None:
+        _keep_episodes_of(store, scope, episodes)
     authors = sorted({m.agent for m in memories if m.agent is not None})
     totals: dict[str, tuple[float, float]] = {a: (0.0, 0.0) for a in authors}
     if authors:
-        for w in store.find_memories(MemoryFilter(statuses=None, agents=tuple(authors))):
+        everything = MemoryFilter(scopes=scopes, statuses=None, agents=tuple(authors))
+        for w in store.find_memories(everything):
             s, f = totals[w.agent or ""]
             totals[w.agent or ""] = (s + w.successes, f + w.failures)
     if by == "memory":
@@ -132,3 +138,12 @@ def _memory_suspect(
             "content": m.content,
         }
     )
+
+
+def _keep_episodes_of(store: GraphStore, scope: str, episodes: dict[str, set[str]]) -> None:
+    """Drop, in place, the failed episodes of other scopes from each memory's list."""
+    ids = sorted(set().union(*episodes.values())) if episodes else []
+    nodes = store.get_nodes(EPISODE, ids)
+    ours = {i for i, n in nodes.items() if n.props.get("scope") == scope}
+    for memory_id, found in episodes.items():
+        episodes[memory_id] = found & ours

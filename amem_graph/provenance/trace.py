@@ -25,7 +25,6 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
-import networkx as nx
 from pydantic import BaseModel, Field, computed_field
 
 from amem_graph.core.models import Memory
@@ -40,7 +39,7 @@ _EPISODE_ORIGIN_EDGES = ("PERFORMED_BY", "PART_OF")
 _KEY_PRIORITY = (MEMORY, EPISODE, OUTCOME, AGENT, TASK, SOURCE)
 
 
-class GraphNode(BaseModel):
+class GraphNode(BaseModel, defer_build=True):
     """A node of a provenance view: its label, id and the props an analyst needs."""
 
     label: str
@@ -48,7 +47,7 @@ class GraphNode(BaseModel):
     props: dict[str, Any] = Field(default_factory=dict)
 
 
-class GraphEdge(BaseModel):
+class GraphEdge(BaseModel, defer_build=True):
     """A typed edge of a provenance view; repeated READs of one pair are folded into one."""
 
     type: str
@@ -57,7 +56,7 @@ class GraphEdge(BaseModel):
     props: dict[str, Any] = Field(default_factory=dict)
 
 
-class ProvenanceGraph(BaseModel):
+class ProvenanceGraph(BaseModel, defer_build=True):
     """Nodes and edges of a view, convertible to a networkx DiGraph for analysis or drawing."""
 
     nodes: list[GraphNode] = Field(default_factory=list)
@@ -71,6 +70,8 @@ class ProvenanceGraph(BaseModel):
         (then episode, outcome, agent, task, source) keeps the plain id and the other node is
         keyed ``"Label:id"``.
         """
+        import networkx as nx  # a quarter second to import; only this view needs it
+
         keys = node_keys(self.nodes)
         graph = nx.DiGraph()
         for node in self.nodes:
@@ -139,7 +140,7 @@ class Impact(ProvenanceGraph):
         return super().draw(**{"focus": self.roots, "title": title, **options})
 
 
-class Lineage(BaseModel):
+class Lineage(BaseModel, defer_build=True):
     """Where a memory came from: its derivation ancestors and who, when and from what."""
 
     ancestor_ids: list[str]

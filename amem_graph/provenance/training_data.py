@@ -46,7 +46,7 @@ _CHUNK = 500
 _HELD = ("retracted", "quarantined")
 
 
-class Retrieved(BaseModel):
+class Retrieved(BaseModel, defer_build=True):
     """One memory a recall returned."""
 
     memory_id: str
@@ -55,7 +55,7 @@ class Retrieved(BaseModel):
     status: str
 
 
-class TrainingRow(BaseModel):
+class TrainingRow(BaseModel, defer_build=True):
     """One recall: the query, what came back, and how the episode ended."""
 
     episode_id: str
