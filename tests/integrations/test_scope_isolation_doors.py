@@ -37,7 +37,7 @@ WORDS = ["deploy", "vpn", "invoice", "retry", "cache", "rotation"]
 NAMESPACES = [("t0",), ("t0", "x"), ("t1",), ("t0x",)]
 
 phrases = st.lists(st.sampled_from(WORDS), min_size=1, max_size=4).map(" ".join)
-#: each tenant has at least one memory (the first two), the rest are drawn
+#: each tenant has at least one memory (the first two: a's by bob, b's by ana), the rest drawn
 memories = st.lists(st.tuples(st.sampled_from("ab"), phrases), min_size=2, max_size=10).map(
     lambda rows: [("a", rows[0][1]), ("b", rows[1][1]), *rows[2:]]
 )
@@ -54,9 +54,14 @@ def world(mg: MemoryGraph, rows: list[tuple[str, str]], root: str) -> dict[str, 
     return out
 
 
-def check_retriever(mg: MemoryGraph, scope: str, mine: set[str], query: str, k: int) -> None:
+def check_retriever(
+    mg: MemoryGraph, scope: str, mine: set[str], query: str, k: int, author: str
+) -> None:
     retriever = AmemRetriever(graph=mg, scope=scope, k=k)
-    for docs in (retriever.invoke(query), retriever.invoke(query, agent="ana", k=k + 1)):
+    # ``author`` wrote one of this tenant's memories: an agent filter that admits nothing in
+    # the scope can raise on Neo4j (a store bug: test_retriever_tools.py's
+    # test_an_agent_filter_that_admits_nothing_in_scope)
+    for docs in (retriever.invoke(query), retriever.invoke(query, agent=author, k=k + 1)):
         assert {d.id for d in docs} <= mine
         assert all(d.metadata["scope"] == scope for d in docs)
     with mg.episode(agent="ana", scope=scope) as ep:
@@ -135,7 +140,7 @@ def test_the_doors_never_cross_a_scope(mg: MemoryGraph) -> None:
         check_store(mg, root, lg_items, query)  # items in lg: scopes, never in a tenant's
         for tenant, other in (("a", "b"), ("b", "a")):
             scope, mine, theirs = f"{root}-{tenant}", owned[tenant], owned[other]
-            check_retriever(mg, scope, mine, query, k)
+            check_retriever(mg, scope, mine, query, k, "bob" if tenant == "a" else "ana")
             check_tools(mg, scope, mine, theirs, query)
             check_middleware(mg, scope, mine, query, k)
 
