@@ -62,6 +62,8 @@ HEADER = (
 )
 #: the agent-state key holding the ids the run was shown and cited (its outcome's ``used``)
 USED_KEY = "amem_used"
+#: runs whose shown memories are kept until their after_agent; the oldest go beyond it
+MAX_OPEN_RUNS = 10_000
 
 Outcome = Callable[[Mapping[str, Any]], bool | None]
 
@@ -205,6 +207,8 @@ class AmemMemoryMiddleware(AgentMiddleware[AmemState, Any]):
         self._session(episode_id).log_reads(query, shown)
         with self._lock:
             self._shown.setdefault(episode_id, set()).update(h.memory.id for h in shown)
+            while len(self._shown) > MAX_OPEN_RUNS:  # runs that died before after_agent
+                del self._shown[next(iter(self._shown))]
         return shown
 
     def _with_memories(self, request: ModelRequest[Any], hits: list[Hit]) -> ModelRequest[Any]:

@@ -110,3 +110,19 @@ def test_citations_match_whole_ids_only() -> None:
     said = [AIMessage("See [m-10] and m-2x; also mem.1:b"), HumanMessage("m-1"), asked]
     shown = {"m-1", "m-10", "m-2", "m-3", "mem.1", "mem.1:b"}
     assert cited_ids(said, shown) == ["m-10", "mem.1:b"]
+
+
+def test_runs_that_never_finish_do_not_pile_up(
+    seeded: MemoryGraph, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import amem_graph.integrations.middleware as mw
+
+    monkeypatch.setattr(mw, "MAX_OPEN_RUNS", 2)
+    _, middleware = run(seeded, ["ok"], k=1)
+    for n in range(4):
+        with seeded.episode(agent="helper", scope=SCOPE, id=f"dead-{n}"):
+            pass
+        request = type("R", (), {"messages": [HumanMessage("refund?")],
+                                 "state": {"amem_episode": f"dead-{n}"}})()  # fmt: skip
+        middleware.recall(request)
+    assert list(middleware._shown) == ["dead-2", "dead-3"]
