@@ -13,7 +13,8 @@ prompt and tool results):
    would now show it. An operator retracts everything from that source.
 3. Session 2, a new run: the middleware recalls session 1's memory into the prompt (and not the
    retracted one); the agent ``recall``s, ``trace``s the memory it relies on and answers. The
-   deploy works, and ``record_outcome`` credits the memory, whose confidence rises.
+   deploy works, and ``record_outcome`` credits the memory the answer cited (the run's
+   ``amem_used``: shown to it and named by id), whose confidence rises.
 """
 
 from __future__ import annotations
@@ -84,6 +85,8 @@ class Story:
     before_retraction: list[str]
     retracted: list[str]
     confidence: list[float]
+    used: list[str] | None = None
+    credited: dict[str, str] = field(default_factory=dict)
 
 
 def run_session(mg: MemoryGraph, script: list[Any], question: str) -> tuple[Session, Any]:
@@ -133,7 +136,11 @@ def run_story(mg: MemoryGraph) -> Story:
     )
     middleware.record_outcome(result, success=True, detail="build 813 is live in eu-west")
     confidence.append(mg.get(fact_id).confidence)
-    return Story(first, second, fact_id, poison.id, before, report.retracted, confidence)
+    outcome = mg.store.edges([second.episode], ["RESULTED_IN"], "out")[0].dst
+    credited = {e.dst: e.props["basis"] for e in mg.store.edges([outcome], ["CREDITED"], "out")}
+    story = Story(first, second, fact_id, poison.id, before, report.retracted, confidence)
+    story.used, story.credited = result.get("amem_used"), credited
+    return story
 
 
 def transcript(story: Story) -> str:
@@ -161,6 +168,10 @@ def transcript(story: Story) -> str:
                 f"recall for the next question would show: {', '.join(story.before_retraction)}"
             )
             out.append(f"operator retracted everything from {WIKI}: {', '.join(story.retracted)}")
+    out.append(
+        f"=== session 2's outcome: success; used (cited) {story.used}; credited "
+        + ", ".join(f"{mid} ({basis})" for mid, basis in sorted(story.credited.items()))
+    )
     out.append(
         f"=== confidence of {story.fact_id}: {story.confidence[0]:.2f} after session 1, "
         f"{story.confidence[1]:.2f} after session 2's success"

@@ -17,14 +17,18 @@ Like ``InMemoryStore``, a batch's reads see the store as it was before the batch
 writes (the last put per key wins) come after them: the puts in one transaction, then the
 deletes in one more. Searches without a query list items newest first; ``index`` lists and
 TTLs are not supported (every item is searchable whole). A get reads one key's versions by
-its source; a search first finds the namespaces under its prefix among the item sources (one
-small node per key ever written), then recalls or lists within exactly those scopes.
+its source; a search first finds the namespaces under its prefix among the scopes that ever
+held an item, then recalls or lists within exactly those scopes. Those scopes come from the
+item sources (one small node per key ever written), read again only when the store's count of
+sources moved: sources are never deleted and a new namespace's first item is a new source, so
+the cache is exact, and a search at 10k items no longer reads 10k nodes.
 """
 
 from __future__ import annotations
 
 import asyncio
 import json
+import threading
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
@@ -32,6 +36,7 @@ from typing import Any
 
 from amem_graph.core.errors import ValidationError
 from amem_graph.core.models import Hit, Memory, MemoryKind
+from amem_graph.core.schema import SOURCE
 from amem_graph.integrations import namespaces as ns
 from amem_graph.integrations._deps import missing
 from amem_graph.integrations.filters import check_filter, matches
@@ -57,7 +62,6 @@ except ImportError as exc:  # pragma: no cover - exercised without the extra
 
 #: how much deeper than the page a filtered or shared-scope search recalls, per retry
 _GROWTH = 4
-_LIVE = ("active",)
 _HISTORY = ("active", "superseded")
 
 
@@ -148,6 +152,25 @@ def _provenance(memory: Memory, version: int) -> ItemProvenance:
     )
 
 
+class _ItemScopes:
+    """The scopes that ever held an item, keyed by the store's count of sources (see above)."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._cached: tuple[int, frozenset[str]] | None = None
+
+    def get(self, graph: MemoryGraph) -> frozenset[str]:
+        count = graph.store.counts().get(SOURCE, 0)  # read before the scan: never too new
+        with self._lock:
+            if self._cached is not None and self._cached[0] == count:
+                return self._cached[1]
+        parsed = (ns.parse_source(uri) for uri in graph.sources(ns.SOURCE_PREFIX))
+        scopes = frozenset(p[0] for p in parsed if p is not None)
+        with self._lock:
+            self._cached = (count, scopes)
+        return scopes
+
+
 class AmemStore(BaseStore):
     """LangGraph long-term memory over a ``MemoryGraph`` (embedded store or Neo4j).
 
@@ -155,7 +178,7 @@ class AmemStore(BaseStore):
     ``episode`` also logs what it reads. ``bind`` gives a sibling with other provenance.
     """
 
-    __slots__ = ("agent", "episode", "graph", "kind", "task")
+    __slots__ = ("_scopes", "agent", "episode", "graph", "kind", "task")
 
     def __init__(
         self,
@@ -165,8 +188,10 @@ class AmemStore(BaseStore):
         task: str | None = None,
         episode: EpisodeSession | None = None,
         kind: MemoryKind = "semantic",
+        _scopes: _ItemScopes | None = None,
     ) -> None:
         self.graph = graph
+        self._scopes = _ItemScopes() if _scopes is None else _scopes
         self.agent = agent if agent is not None or episode is None else episode.agent
         self.task = task if task is not None or episode is None else episode.task
         self.episode = episode
@@ -180,7 +205,14 @@ class AmemStore(BaseStore):
         episode: EpisodeSession | None = None,
     ) -> AmemStore:
         """The same store, writing with this provenance and logging reads into ``episode``."""
-        return AmemStore(self.graph, agent=agent, task=task, episode=episode, kind=self.kind)
+        return AmemStore(
+            self.graph,
+            agent=agent,
+            task=task,
+            episode=episode,
+            kind=self.kind,
+            _scopes=self._scopes,
+        )
 
     # -- BaseStore ------------------------------------------------------------------------
 
@@ -374,24 +406,24 @@ class AmemStore(BaseStore):
     def _scopes_under(self, prefix: tuple[str, ...]) -> list[str]:
         """The scopes of every namespace that ever held an item at or below ``prefix``."""
         head = ns.encode(prefix)
-        scopes = set()
-        for uri in self.graph.sources(ns.SOURCE_PREFIX + head):
-            parsed = ns.parse_source(uri)
-            if parsed is not None and ns.under(parsed[0][len(ns.SCOPE_PREFIX) :], head):
-                scopes.add(parsed[0])
-        return sorted(scopes)
+        found = self._scopes.get(self.graph)
+        return sorted(s for s in found if ns.under(s[len(ns.SCOPE_PREFIX) :], head))
 
     def _live_namespaces(self) -> set[tuple[str, ...]]:
-        uris = self.graph.sources(ns.SOURCE_PREFIX)
+        """The namespaces with a live item: an active memory holding a version of a key. One
+        small read per namespace (its first active memory is an item, but for other writers')."""
         out = set()
-        for uri, memories in self.graph.by_source(uris, include=_LIVE).items():
-            parsed = ns.parse_source(uri)
-            if parsed is None:
-                continue
-            namespace = ns.scope_namespace(parsed[0]) or ()
-            if _versions(memories, parsed[0], namespace, parsed[1]).live is not None:
+        for scope in sorted(self._scopes.get(self.graph)):
+            namespace = ns.scope_namespace(scope)
+            first = self.graph.find(scope, limit=1)
+            if namespace and first and not self._is_item(first[0]):
+                first = [m for m in self.graph.find(scope) if self._is_item(m)]
+            if namespace and first:
                 out.add(namespace)
         return out
+
+    def _is_item(self, memory: Memory) -> bool:
+        return ns.item_version(memory.id, memory.scope, self._key(memory)) is not None
 
     @staticmethod
     def _key(memory: Memory) -> str:

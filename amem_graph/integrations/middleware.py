@@ -13,17 +13,26 @@ One agent run is one episode of the memory graph:
   episode. An outcome known only later goes in with ``record_outcome(result, success=...)``;
   one already reported (by the ``report_outcome`` tool, say) stands.
 
-Success raises the confidence of what the run read, failure lowers it.
+Outcome credit goes to what the run *used* (issue 21): a memory the run was shown (in its
+prompt, or by the ``recall`` tool) and then *cited*, by naming its id in an AI message's text
+or in a tool call's arguments (``trace``, ``report_outcome``'s ``used``), counts as used.
+``after_agent`` keeps them in the state (``amem_used``, also in the run's result) and the
+outcome passes them as ``used=``; a run that cited nothing falls back to the library's default
+(each recall's top hit is presumed used). The header asks the model to cite ids for this.
+Success raises the confidence of what the run used, failure lowers it.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
+import json
+import re
+import threading
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from typing import Annotated, Any, NotRequired
 
-from langchain_core.messages import AIMessage, AnyMessage, HumanMessage, SystemMessage
+from langchain_core.messages import AIMessage, AnyMessage, HumanMessage, SystemMessage, ToolMessage
 
 from amem_graph.core.errors import ConflictError, ValidationError
 from amem_graph.core.models import Hit
@@ -48,8 +57,13 @@ except ImportError as exc:  # pragma: no cover - exercised without the extra
 QUERY_CHARS = 2_000
 HEADER = (
     "Long-term memories that may help, best first. Each has an id, its author and a "
-    "confidence from past outcomes; prefer confident ones and say when you rely on one:"
+    "confidence from past outcomes; prefer confident ones, and when you rely on one, cite its "
+    "id in [brackets]:"
 )
+#: the agent-state key holding the ids the run was shown and cited (its outcome's ``used``)
+USED_KEY = "amem_used"
+#: runs whose shown memories are kept until their after_agent; the oldest go beyond it
+MAX_OPEN_RUNS = 10_000
 
 Outcome = Callable[[Mapping[str, Any]], bool | None]
 
@@ -58,10 +72,38 @@ class AmemState(AgentState[Any]):
     """Agent state with the current episode's id (readable in the run's result)."""
 
     amem_episode: NotRequired[Annotated[str | None, OmitFromInput]]
+    amem_used: NotRequired[Annotated[list[str] | None, OmitFromInput]]
 
 
 def _text(message: AnyMessage) -> str:
     return message.text if isinstance(message.text, str) else str(message.content)
+
+
+def _mentions(text: str, memory_id: str) -> bool:
+    """Whether ``text`` names ``memory_id`` as a whole id (not inside a longer name)."""
+    return re.search(rf"(?<![\w.:@/-]){re.escape(memory_id)}(?![\w.:@/-])", text) is not None
+
+
+def cited_ids(messages: Sequence[AnyMessage], shown: set[str]) -> list[str]:
+    """The memories of ``shown`` the run's AI messages name: in their text or in the arguments
+    of a tool call other than ``recall``."""
+    said = []
+    for m in messages:
+        if isinstance(m, AIMessage):
+            said.append(_text(m))
+            # a recall's query is a question, not a citation
+            said += [json.dumps(tc["args"]) for tc in m.tool_calls if tc["name"] != "recall"]
+    text = "\n".join(said)
+    return sorted(mid for mid in shown if _mentions(text, mid))
+
+
+def recalled_ids(messages: Sequence[AnyMessage]) -> set[str]:
+    """The memory ids the ``recall`` tool returned in this conversation (its artifacts)."""
+    out: set[str] = set()
+    for m in messages:
+        if isinstance(m, ToolMessage) and m.name == "recall" and isinstance(m.artifact, list):
+            out.update(str(a["memory_id"]) for a in m.artifact if isinstance(a, dict))
+    return out
 
 
 def conversation_query(messages: Sequence[AnyMessage]) -> str:
@@ -106,6 +148,9 @@ class AmemMemoryMiddleware(AgentMiddleware[AmemState, Any]):
         self.header = header
         bound = memory_tools(graph, scope=scope, agent=agent, task=task) if include_tools else []
         self.tools = bound
+        #: episode id -> the memories shown in its prompts (one instance serves many runs)
+        self._shown: dict[str, set[str]] = {}
+        self._lock = threading.Lock()
 
     def _session(self, episode_id: str | None = None) -> EpisodeSession:
         return self.graph.episode(self.agent, self.task, scope=self.scope, id=episode_id)
@@ -124,8 +169,7 @@ class AmemMemoryMiddleware(AgentMiddleware[AmemState, Any]):
         return handler(self._with_memories(request, self.recall(request)))
 
     def after_agent(self, state: AmemState, runtime: Runtime[Any]) -> dict[str, Any] | None:
-        self.finish(state)
-        return None
+        return self.finish(state)
 
     # -- async: the same work off the event loop -------------------------------------------
 
@@ -141,8 +185,7 @@ class AmemMemoryMiddleware(AgentMiddleware[AmemState, Any]):
         return await handler(self._with_memories(request, hits))
 
     async def aafter_agent(self, state: AmemState, runtime: Runtime[Any]) -> dict[str, Any] | None:
-        await asyncio.to_thread(self.finish, state)
-        return None
+        return await asyncio.to_thread(self.finish, state)
 
     # -- the work -------------------------------------------------------------------------
 
@@ -162,6 +205,10 @@ class AmemMemoryMiddleware(AgentMiddleware[AmemState, Any]):
         shown = [h for h in hits if h.memory.episode != episode_id]
         shown = [h.model_copy(update={"rank": i + 1}) for i, h in enumerate(shown)]
         self._session(episode_id).log_reads(query, shown)
+        with self._lock:
+            self._shown.setdefault(episode_id, set()).update(h.memory.id for h in shown)
+            while len(self._shown) > MAX_OPEN_RUNS:  # runs that died before after_agent
+                del self._shown[next(iter(self._shown))]
         return shown
 
     def _with_memories(self, request: ModelRequest[Any], hits: list[Hit]) -> ModelRequest[Any]:
@@ -172,11 +219,26 @@ class AmemMemoryMiddleware(AgentMiddleware[AmemState, Any]):
         text = block if not base else f"{base}\n\n{block}"
         return request.override(system_message=SystemMessage(content=text))
 
-    def finish(self, state: Mapping[str, Any]) -> None:
-        """Remember the answer, record the outcome the callback gives, close the episode."""
+    def used(self, state: Mapping[str, Any]) -> list[str] | None:
+        """The memories this run was shown and cited, or None if it cited none (then the
+        library's default credit rule applies)."""
         episode_id = state.get(EPISODE_KEY)
-        if episode_id is None:
-            return
+        messages = state.get("messages", [])
+        with self._lock:
+            shown = (
+                set(self._shown.get(episode_id, set())) if isinstance(episode_id, str) else set()
+            )
+        return cited_ids(messages, shown | recalled_ids(messages)) or None
+
+    def finish(self, state: Mapping[str, Any]) -> dict[str, Any] | None:
+        """Remember the answer, record the outcome the callback gives, close the episode;
+        the state update keeps what the run used (``amem_used``) for a later outcome."""
+        episode_id = state.get(EPISODE_KEY)
+        if not isinstance(episode_id, str):
+            return None
+        used = self.used(state)
+        with self._lock:
+            self._shown.pop(episode_id, None)
         with self._session(episode_id) as session:
             answer = _final_answer(state.get("messages", []))
             if self.remember_answers and answer:
@@ -184,7 +246,8 @@ class AmemMemoryMiddleware(AgentMiddleware[AmemState, Any]):
                 session.remember(answer, kind="episodic", context=question.splitlines()[0][:200])
             verdict = None if self.outcome is None else self.outcome(state)
             if verdict is not None:
-                self._record(episode_id, success=bool(verdict))
+                self._record(episode_id, success=bool(verdict), used=used)
+        return {USED_KEY: used}
 
     def record_outcome(
         self,
@@ -193,19 +256,34 @@ class AmemMemoryMiddleware(AgentMiddleware[AmemState, Any]):
         success: bool,
         score: float | None = None,
         detail: str = "",
+        used: Sequence[str] | None = None,
     ) -> None:
-        """Credit a finished run (its result, or its episode id) with an outcome known later."""
+        """Credit a finished run (its result, or its episode id) with an outcome known later.
+
+        ``used`` defaults to what the run cited (the result's ``amem_used``); with an episode
+        id and no ``used``, the library's default rule applies.
+        """
         episode_id = run if isinstance(run, str) else run.get(EPISODE_KEY)
         if not isinstance(episode_id, str):
             raise ValidationError(f"no {EPISODE_KEY!r} in this run: was the middleware on?")
-        self._record(episode_id, success=success, score=score, detail=detail)
+        if used is None and not isinstance(run, str):
+            used = run.get(USED_KEY)
+        self._record(episode_id, success=success, score=score, detail=detail, used=used)
 
     def _record(
-        self, episode_id: str, *, success: bool, score: float | None = None, detail: str = ""
+        self,
+        episode_id: str,
+        *,
+        success: bool,
+        score: float | None = None,
+        detail: str = "",
+        used: Sequence[str] | None = None,
     ) -> None:
         # an outcome reported already (by the report_outcome tool, say) stands
         with contextlib.suppress(ConflictError):
-            self.graph.record_outcome(episode_id, success=success, score=score, detail=detail)
+            self.graph.record_outcome(
+                episode_id, success=success, score=score, detail=detail, used=used
+            )
 
 
 def _final_answer(messages: Sequence[AnyMessage]) -> str:

@@ -4,7 +4,9 @@ The graph, scope, agent and task are fields of the tool, never arguments, so a m
 write as another agent or read another scope. The episode comes from the agent state that
 ``AmemMemoryMiddleware`` keeps (``amem_episode``, injected by LangGraph's ToolNode, which
 strips any value a model forges) or from the tool's own ``episode``; inside one, recalls log
-READ edges, memories are GENERATED_IN it and ``report_outcome`` credits what it read.
+READ edges, memories are GENERATED_IN it and ``report_outcome`` credits what it used: the
+recalled memories the model names in ``used`` (an id it never read is refused, and the model
+reads why), else each recall's top hit.
 ``recall`` answers with content and an artifact: each hit's provenance (``hit_metadata``).
 Store errors come back to the model as the tool's message (``ToolException``), not a crash.
 """
@@ -131,6 +133,11 @@ class RecallTool(_MemoryTool):
 
 class OutcomeArgs(BaseModel):
     success: bool = Field(description="whether the task succeeded")
+    used: list[str] | None = Field(
+        default=None,
+        description="ids of the recalled memories you acted on; they get the credit "
+        "(omit if you cannot tell: then each recall's top hit is taken as used)",
+    )
     score: float | None = Field(default=None, ge=0, le=1, description="how well, 0 to 1")
     detail: str = Field(default="", description="one line on what happened")
     amem_episode: InjectedEpisode = None
@@ -139,8 +146,9 @@ class OutcomeArgs(BaseModel):
 class ReportOutcomeTool(_MemoryTool):
     name: str = "report_outcome"
     description: str = (
-        "Report whether the current task succeeded. The memories recalled in this run gain "
-        "confidence on success and lose it on failure; call it once, at the end."
+        "Report whether the current task succeeded, and which recalled memories you acted on "
+        "(used). Those gain confidence on success and lose it on failure; call it once, at "
+        "the end."
     )
     args_schema: type[BaseModel] = OutcomeArgs
 
@@ -148,6 +156,7 @@ class ReportOutcomeTool(_MemoryTool):
     def _run(
         self,
         success: bool,
+        used: list[str] | None = None,
         score: float | None = None,
         detail: str = "",
         amem_episode: str | None = None,
@@ -155,9 +164,16 @@ class ReportOutcomeTool(_MemoryTool):
         session = self._session(amem_episode)
         if session is None:
             raise ToolException("there is no episode to report on: this run is not tracked")
-        session.outcome(success=success, score=score, detail=detail)
+        session.outcome(success=success, score=score, detail=detail, used=used)
         verdict = "success" if success else "failure"
-        return f"Recorded {verdict} for episode {session.id}; what it read was credited."
+        credited = (
+            "each recall's top hit was credited"
+            if used is None
+            else f"credited {', '.join(used)}"
+            if used
+            else "credited none of what it read"
+        )
+        return f"Recorded {verdict} for episode {session.id}; {credited}."
 
 
 class TraceArgs(BaseModel):

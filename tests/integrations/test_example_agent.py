@@ -23,6 +23,7 @@ def test_the_second_session_uses_the_first_and_never_the_retracted(mg: MemoryGra
     tools = [tc["name"] for m in story.second.messages for tc in getattr(m, "tool_calls", [])]
     assert tools == ["recall", "trace"]
     assert story.confidence[1] > story.confidence[0]
+    assert story.used == [story.fact_id] and story.credited == {story.fact_id: "used"}
     reads = mg.store.edges([story.second.episode], ["READ"], "out")
     assert story.fact_id in {e.dst for e in reads}
     fact = mg.get(story.fact_id)

@@ -197,3 +197,24 @@ def test_a_langgraph_graph_uses_it_as_its_store(store: AmemStore) -> None:
     graph.invoke({"user": "alice", "fact": "alice uses the ops-eu vpn", "known": []})
     out = graph.invoke({"user": "bob", "fact": "bob uses the us vpn", "known": []})
     assert out["known"] == ["bob uses the us vpn"]
+
+
+def test_another_writers_new_namespace_is_searched_at_once(
+    store: AmemStore, mg: MemoryGraph
+) -> None:
+    """The namespace cache is keyed by the store's source count: a second writer (another
+    MemoryGraph over the same store, as another process would be) is seen on the next call."""
+    store.put(ALICE, "tip", {"text": "alice uses the ops-eu vpn"})
+    assert [i.key for i in store.search(("users",), query="vpn")] == ["tip"]  # cached now
+    other = AmemStore(MemoryGraph(mg.store, mg.embedder), agent="other")
+    other.put(("users", "carol"), "tip", {"text": "carol uses the ops-us vpn"})
+    found = {(i.namespace, i.key) for i in store.search(("users",), query="vpn")}
+    assert found == {(ALICE, "tip"), (("users", "carol"), "tip")}
+    assert store.list_namespaces() == [ALICE, ("users", "carol")]
+    other.delete(("users", "carol"), "tip")  # retracted: no live item, the namespace goes
+    assert store.list_namespaces() == [ALICE]
+    mg.forget(scope=namespace_scope(ALICE), reason="erasure")  # and erased items too
+    assert store.list_namespaces() == [] and store.search(("users",), query="vpn") == []
+    mg.remember("not an item", scope=namespace_scope(("users", "dave")))
+    other.put(("users", "dave"), "k", {"text": "dave's item after a plain memory"})
+    assert store.list_namespaces() == [("users", "dave")]  # an item behind a non-item
