@@ -5,6 +5,7 @@
     python bench/quality/run.py --data PATH ...    # only the given sets
     python bench/quality/run.py --ablate           # and the hybrid minus each of its signals
     python bench/quality/run.py --embedder hashing # no model (fast, not a quality figure)
+    python bench/quality/run.py --notes off        # ingest without the note layer (default on)
 
 Each turn is stored as one memory through the public API, the way an agent developer would
 ingest past conversations: speaker as ``agent``, session time as ``timestamp`` (plus the turn's
@@ -36,7 +37,8 @@ from generate import HARD_OUT, generate
 from harden import harden
 from metrics import DEFAULT_KS, Scores, evaluate, format_report
 
-from amem_graph import MemoryGraph
+from amem_graph import MemoryGraph, MemoryGraphConfig
+from amem_graph.core.config import NotesConfig
 from amem_graph.core.models import utcnow
 from amem_graph.embeddings import Embedder, resolve_embedder
 
@@ -111,9 +113,12 @@ def run(
     k: int,
     modes: Mapping[str, Mapping[str, Any]],
     quiet: bool = False,
+    notes: bool = True,
 ) -> dict[str, dict[str, Scores]]:
-    """Scores per mode, all from one store built once."""
-    with MemoryGraph.open(":memory:", embedder=embedder) as mg:
+    """Scores per mode, all from one store built once (with the note layer's offline notes
+    and links written at ingest, as by default, unless ``notes`` is false)."""
+    config = MemoryGraphConfig(notes=NotesConfig(enabled=notes))
+    with MemoryGraph.open(":memory:", embedder=embedder, config=config) as mg:
         ingest(mg, data)
         results = {}
         for name, options in modes.items():
@@ -172,6 +177,9 @@ def main() -> None:
     parser.add_argument("--k", type=int, default=10)
     parser.add_argument("--quiet", action="store_true", help="only the summaries")
     parser.add_argument("--ablate", action="store_true", help="also the hybrid minus each signal")
+    parser.add_argument(
+        "--notes", default="on", choices=["on", "off"], help="the note layer at ingest"
+    )
     args = parser.parse_args()
     seeds = [int(s) for s in args.seeds.split(",") if s.strip()]
     embedder = CachedEmbedder(resolve_embedder(args.embedder))
@@ -179,10 +187,10 @@ def main() -> None:
     for data in dev_sets(args.data, seeds):
         print(f"\n# {data.name}: " + ", ".join(f"{k}={v}" for k, v in data.stats().items()))
         modes = MODES | (ABLATIONS if args.ablate else {})
-        results = run(data, embedder, args.k, modes, args.quiet)
+        results = run(data, embedder, args.k, modes, args.quiet, args.notes == "on")
         summaries.append(summary(data.name, results))
         print(summaries[-1])
-    print("\n# all sets" + "".join(summaries))
+    print(f"\n# all sets (note layer {args.notes} at ingest)" + "".join(summaries))
 
 
 if __name__ == "__main__":
