@@ -1,6 +1,6 @@
 """Recall quality of amem_graph on every dev set: BM25 alone, dense alone, and the hybrid.
 
-    python bench/quality/run.py                    # convbench, convbench-hard, talkbench
+    python bench/quality/run.py                    # convbench, -hard, -long, talkbench
     python bench/quality/run.py --seeds 1,2,3      # and both generators' variants per seed
     python bench/quality/run.py --data PATH ...    # only the given sets
     python bench/quality/run.py --ablate           # and the hybrid minus each of its signals
@@ -33,8 +33,8 @@ import re
 
 from dataset import DEFAULT_PATH, Dataset, load, parse
 from embcache import CachedEmbedder
-from generate import HARD_OUT, generate
-from harden import harden
+from generate import HARD_OUT, LONG_OUT, generate
+from harden import LONG, harden
 from metrics import DEFAULT_KS, Scores, evaluate, format_report
 
 from amem_graph import MemoryGraph, MemoryGraphConfig
@@ -157,15 +157,17 @@ def summary(name: str, results: Mapping[str, Mapping[str, Scores]]) -> str:
 
 def dev_sets(paths: Sequence[Path], seeds: Sequence[int]) -> list[Dataset]:
     """The named files (default: the committed sets, and talkbench when built), then the
-    generated variants of convbench and convbench-hard for each seed."""
+    generated variants of convbench, convbench-hard and convbench-long for each seed."""
     if not paths:
-        paths = [p for p in (DEFAULT_PATH, HARD_OUT, TALKBENCH) if p.exists()]
+        paths = [p for p in (DEFAULT_PATH, HARD_OUT, LONG_OUT, TALKBENCH) if p.exists()]
     out = [load(p) for p in paths]
     for seed in seeds:
         plain = generate(seed)
         out.append(parse({**plain, "name": f"convbench-s{seed}"}))
         hard = harden(plain, seed)
         out.append(parse({**hard, "name": f"convbench-hard-s{seed}"}))
+        long = harden(plain, seed, **LONG)
+        out.append(parse({**long, "name": f"convbench-long-s{seed}"}))
     return out
 
 
