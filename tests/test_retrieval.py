@@ -226,6 +226,21 @@ def test_a_memory_by_the_agent_the_query_names_is_lifted(mg: MemoryGraph) -> Non
     assert all("speaker" not in (h.explanation.signals if h.explanation else {}) for h in plain)
 
 
+def test_a_hit_shown_was_always_re_scored(mg: MemoryGraph) -> None:
+    """A penalty on every likely hit must not hand the top to a candidate never re-scored."""
+    for i in range(4):
+        mg.remember(f"Ferry times {i}!", id=f"terse{i}")
+    for i in range(12):
+        mg.remember(f"Notes on ferry times and harbour boats, a longer entry {i}", id=f"long{i}")
+    plain = mg.recall("ferry times", k=4, terse_weight=0)
+    assert sorted(ids(plain)) == [f"terse{i}" for i in range(4)]  # premise: they lead unpenalised
+    (hit,) = mg.recall("ferry times", k=1)  # the 3 likely hits penalised, then the 4th as well
+    assert hit.memory.id.startswith("long")
+    for h in mg.recall("ferry times", k=6, explain=True):
+        assert h.explanation is not None
+        assert ("terse" in h.explanation.signals) == h.memory.id.startswith("terse")
+
+
 def test_a_few_word_memory_is_lowered(mg: MemoryGraph) -> None:
     """A reaction seldom carries a fact, though BM25 favours short texts."""
     mg.remember("Kettle broke!", id="short")
@@ -242,8 +257,8 @@ def test_the_signals_contributions_sum_to_the_fused_score(mg: MemoryGraph, mode:
     mg.remember("Zanzibar ferry timetable for the harbour", id="rare", agent="maya")
     mg.remember("Ha, brilliant.", id="terse", agent="tomas")
     mg.remember("The ferry timetable changed in the harbour", id="child", derived_from=["rare"])
-    for i in range(6):
-        mg.remember(f"Harbour note number {i} about boats and the ferry", agent="tomas")
+    for i in range(6):  # ids given: the note layer merges near-duplicates written without
+        mg.remember(f"Harbour note number {i} about boats and the ferry", id=f"h{i}", agent="tomas")
     hits = mg.recall("zanzibar ferry maya brilliant", k=9, mode=mode, explain=True)
     assert len(hits) == 9
     seen: set[str] = set()

@@ -19,7 +19,7 @@ from amem_graph.core.models import Explanation, Hit, Memory, PathStep, Signal
 from amem_graph.core.seeding import SeedPlan, tie_ranks
 from amem_graph.core.text import analyze
 from amem_graph.embeddings import Embedder
-from amem_graph.recall import confidence
+from amem_graph.recall import confidence, when
 from amem_graph.stores.base import Expansion, GraphStore, MemoryFilter, Neighbourhood, RankFields
 
 RELEVANCE_SIGNALS = ("vector", "text", "graph")
@@ -201,16 +201,23 @@ class HybridRetriever:
         before, fusion = self._fuse(cands, cfg, peak)  # relevance alone, for explanations
         moved = confidence.rescale({mid: c.signals for mid, c in cands.items()}, fields, cfg)
         fused, fusion = self._fuse(cands, cfg, peak) if moved.factors else (dict(before), fusion)
-        if cfg.speaker_weight > 0 or cfg.terse_weight > 0:
+        if cfg.speaker_weight > 0 or cfg.terse_weight > 0 or cfg.time_weight > 0:
             # the likely hits by this ranking, not the ones the store happened to read whole
             # (its pick rests on its own float noise): reading any the expansion did not
             head = sorted(cands, key=lambda mid: (-fused[mid], mid))[: PREFETCH * k]
-            unread = [mid for mid in head if mid not in memories]
-            if unread:
-                memories.update(self.store.get_memories(unread, embeddings=False))
-            self._rescore(head, cands, fused, memories, query, cfg)
-            for mid in head:  # the same re-scoring, as it would be without confidence
-                before[mid] += sum(c for _, c in cands[mid].rescored.values())
+            top = max(fused.values())  # amounts are shares of the best score before any
+            done: set[str] = set()
+            while head:
+                unread = [mid for mid in head if mid not in memories]
+                if unread:
+                    memories.update(self.store.get_memories(unread, embeddings=False))
+                self._rescore(head, cands, fused, memories, query, cfg, top)
+                for mid in head:  # the same re-scoring, as it would be without confidence
+                    before[mid] += sum(c for _, c in cands[mid].rescored.values())
+                done.update(head)
+                # a penalty can drop a likely hit below one that was not re-scored: that one
+                # is re-scored too before it may be shown
+                head = [m for m in sorted(cands, key=lambda m: (-fused[m], m))[:k] if m not in done]
         order = sorted(cands, key=lambda mid: (-fused[mid], mid))[:k]
         # only the k shown are read whole (most came with the expansion); one deleted
         # meanwhile is left out
@@ -382,18 +389,19 @@ class HybridRetriever:
         memories: dict[str, Memory],
         query: str,
         cfg: RetrievalConfig,
+        top: float,
     ) -> None:
         """Re-score the likely hits (``head``, read whole) on what the graph knows of
         them, in place: their agent named in the query (questions about a person are mostly
-        answered by what that person said), and few words (a reaction or a greeting seldom
-        carries a fact, yet BM25's length normalisation and short vectors favour it).
+        answered by what that person said), few words (a reaction or a greeting seldom
+        carries a fact, yet BM25's length normalisation and short vectors favour it), and
+        their time in a period the query names ("in May 2023", ``when.py``).
 
-        Amounts are shares of the best fused score, so they mean the same in either mode.
+        Amounts are shares of ``top``, the best fused score, so they mean the same in either
+        mode.
         """
-        if not fused:
-            return
-        top = max(fused.values())
         terms = named_agents(query)
+        months = when.named_months(query) if cfg.time_weight > 0 else frozenset()
         for mid in head:
             memory, cand = memories.get(mid), cands[mid]
             if memory is None:  # deleted meanwhile
@@ -406,3 +414,6 @@ class HybridRetriever:
             if cfg.terse_weight > 0 and n_words < cfg.terse_words:
                 cand.rescored["terse"] = (float(n_words), -cfg.terse_weight * top)
                 fused[mid] -= cfg.terse_weight * top
+            if months and when.in_period(memory.created_at, months):
+                cand.rescored["time"] = (1.0, cfg.time_weight * top)
+                fused[mid] += cfg.time_weight * top

@@ -13,7 +13,8 @@ position in seconds, to keep order), session as ``episode``, conversation as ``s
 question is a recall in its conversation's scope; the ranked memory ids are scored against the
 annotated evidence turn ids (``metrics.py``). Modes are the hybrid's own paths with the rest
 switched off (``bm25``, ``dense``), the fusion as it was before calibration and re-scoring
-(``hybrid-old``), and the defaults (``hybrid``). Embeddings are cached on disk
+(``hybrid-old``), the defaults before convbench-long (``hybrid-prev``), and the defaults
+(``hybrid``). Embeddings are cached on disk
 (``embcache.py``), so a second run costs only the ranking.
 """
 
@@ -46,18 +47,23 @@ TALKBENCH = DEFAULT_PATH.with_name("talkbench.json")
 OFF = {f"{s}_weight": 0.0 for s in ("vector", "text", "graph", "recency", "importance")}
 #: no priors, no re-scoring: a single path as plain as it gets
 PLAIN = {"confidence_weight": 0.0, "speaker_weight": 0.0, "terse_weight": 0.0}
+#: the fusion weights before the BM25-led dev set (convbench-long) was added
+PREV = {"rrf_k": 30, "text_weight": 0.2}
 MODES: dict[str, dict[str, Any]] = {
     "bm25": OFF | PLAIN | {"text_weight": 1.0, "text_boost": 0.0},
     "dense": OFF | PLAIN | {"vector_weight": 1.0},
-    "hybrid-old": {"text_boost": 0.0, "speaker_weight": 0.0, "terse_weight": 0.0},
+    "hybrid-old": PREV | {"text_boost": 0.0, "speaker_weight": 0.0, "terse_weight": 0.0},
+    "hybrid-prev": PREV | {"speaker_weight": 0.4},
     "hybrid": {},
 }
-#: ``--ablate``: the hybrid with one of its newer signals off, to show what each earns
+#: ``--ablate``: the hybrid with one of its signals off (or, ``+``, an opt-in one on), to show
+#: what each earns; ``-graph`` drops the expansion (same-episode context and note links)
 ABLATIONS: dict[str, dict[str, Any]] = {
     "-boost": {"text_boost": 0.0},
     "-speaker": {"speaker_weight": 0.0},
     "-terse": {"terse_weight": 0.0},
     "-graph": {"graph_weight": 0.0},
+    "+time": {"time_weight": 0.2},
 }
 #: the verdict's margin: the hybrid should beat the better single signal by this much
 MARGIN = 0.05
