@@ -52,9 +52,9 @@ def test_a_likely_hit_written_in_the_named_month_is_lifted(mg: MemoryGraph) -> N
     for i in range(5):
         mg.remember(f"Unrelated chatter number {i} about trains and weather")
     query = "a brilliant hiking trip in July 2023"
-    plain = mg.recall(query, k=2)  # time_weight is off by default
+    plain = mg.recall(query, k=2, time_weight=0)
     assert ids(plain) == ["march", "july"]  # "brilliant" is the rarer word: it leads without time
-    hits = mg.recall(query, k=2, time_weight=0.5, explain=True)
+    hits = mg.recall(query, k=2, explain=True)  # time_weight 0.2 by default
     assert ids(hits) == ["july", "march"]
     assert hits[0].explanation is not None
     assert hits[0].explanation.signals["time"].contribution > 0
