@@ -18,7 +18,8 @@ query embedding precomputed (its MiniLM cost is reported on its own line). Basel
 numpy exact top-k over the same vectors (embedded); a bare ``db.index.vector.queryNodes`` call
 (Neo4j), at k=10 and at the depth recall asks the vector index for.
 ``--breakdown`` also times recall without the graph, without BM25, and dense only, to show
-what each part costs.
+what each part costs; ``--versus name=value,...`` times recall with those overrides (say the
+defaults before a change) in the same alternating blocks, so the two can be compared.
 
 Both sides are warmed up first, then timed in alternating blocks of ``BLOCK`` queries, so a
 noisy spell on the machine hits recall and its baseline alike. Each block opens with one
@@ -187,14 +188,25 @@ class Workload:
         self.embedder = LookupEmbedder(texts + self.qtexts, np.vstack([self.vectors, self.qvecs]))
 
 
-def bench_local(w: Workload, k: int, breakdown: bool) -> None:
+def overrides(spec: str) -> dict[str, float]:
+    """``name=value,...`` -> recall overrides (numbers)."""
+    out = {}
+    for pair in filter(None, spec.split(",")):
+        name, _, value = pair.partition("=")
+        out[name.strip()] = float(value)
+    return out
+
+
+def bench_local(w: Workload, k: int, breakdown: bool, versus: str = "") -> None:
     with (
         tempfile.TemporaryDirectory() as tmp,
         MemoryGraph.open(f"{tmp}/bench.db", embedder=w.embedder) as mg,
     ):
         rate = ingest(mg, w.rows)
         depth = vector_depth(mg.config.retrieval, k)
-        variants = VARIANTS if breakdown else {}
+        variants = dict(VARIANTS) if breakdown else {}
+        if versus:
+            variants["versus"] = overrides(versus)
         sides = [recaller(mg, w.qtexts, k, **o) for o in variants.values()]
         floors = [numpy_topk(w.vectors, w.qvecs, n) for n in (k, depth)]
         *parts, rec, base, deep = alternate(
@@ -285,6 +297,9 @@ def main() -> None:
     )
     parser.add_argument("--no-local", action="store_true", help="skip the embedded store")
     parser.add_argument(
+        "--versus", default="", help="embedded store: also recall with these overrides (a=1,b=2)"
+    )
+    parser.add_argument(
         "--breakdown",
         action="store_true",
         help="also time recall without the graph, without BM25, and dense only",
@@ -298,7 +313,7 @@ def main() -> None:
     # every embedded size first, so the server's after-work (merges, GC) cannot slow them
     for n in sizes:
         if not args.no_local:
-            bench_local(Workload(n, args.queries), args.k, args.breakdown)
+            bench_local(Workload(n, args.queries), args.k, args.breakdown, args.versus)
     if args.neo4j:
         for n in sizes:
             bench_neo4j(

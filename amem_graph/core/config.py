@@ -24,14 +24,22 @@ def default_store_path() -> str:
 class RetrievalConfig(BaseModel):
     """How recall gathers and fuses candidates; every field can be overridden per call.
 
-    Chosen by the worst of the dev sets in ``bench/quality`` (convbench, its seeded variants,
-    convbench-hard, talkbench), not their average. Dense retrieval leads on most of them and
-    BM25 on the hard one's early ranks and on real chats, so BM25's weight rises per query
-    when its best hit stands out (``text_boost``) rather than being fixed. Then the likely
+    Chosen by the worst of the dev sets in ``bench/quality`` (convbench, convbench-hard,
+    convbench-long, talkbench), not their average. Dense retrieval leads on three of them and
+    BM25 on convbench-long (as on real chats), so BM25's weight rises per query when its best
+    hit stands out (``text_boost``) on top of a base weight half the vectors'. Then the likely
     hits are re-scored on what the graph knows of each: a memory by an agent the query names
-    gains (``speaker_weight``), a few-word memory ("Ha, brilliant.") loses (``terse_weight``).
-    Importance and recency priors only reorder memories that differ in them; confidence
-    scales the relevance of memories with outcomes and leaves the others exactly as they are.
+    gains (``speaker_weight``), a few-word memory ("Ha, brilliant.") loses (``terse_weight``),
+    one written in a month the query names gains (``time_weight``). Importance and recency
+    priors only reorder memories that differ in them; confidence scales the relevance of
+    memories with outcomes and leaves the others exactly as they are.
+
+    Tuned on convbench-long, checked on the others (``bench/quality/sweep.py``; R@10 / MRR@10
+    of convbench, -hard, -long, talkbench): the earlier rrf_k 30, text_weight 0.2,
+    speaker_weight 0.4 gave 0.819/0.624, 0.769/0.607, 0.636/0.468, 0.795/0.545 (worst margin
+    over the better single signal +0.058 on -long); these give 0.819/0.607, 0.766/0.610,
+    0.663/0.489, 0.798/0.552 (worst +0.085). text_weight 0.8 gained -long 0.003 and cost the
+    others 0.01-0.03; rrf_k 60 fell short on -long.
     """
 
     model_config = ConfigDict(extra="forbid", frozen=True)
@@ -42,9 +50,9 @@ class RetrievalConfig(BaseModel):
     #: depth of the vector path, raised to 3k for large k: a memory deeper than that adds at
     #: most 1/(rrf_k + depth) and on convbench depths 30 to 100 gave the same results
     vector_candidates: int = Field(default=30, ge=1, le=10_000)
-    rrf_k: int = Field(default=30, ge=1)
+    rrf_k: int = Field(default=10, ge=1)
     vector_weight: float = Field(default=1.0, ge=0)
-    text_weight: float = Field(default=0.2, ge=0)
+    text_weight: float = Field(default=0.5, ge=0)
     #: BM25's extra weight for a query whose best BM25 hit stands out from the next few (a
     #: rare name or term matched): up to text_weight + text_boost, none when it does not
     text_boost: float = Field(default=0.8, ge=0)
@@ -63,9 +71,14 @@ class RetrievalConfig(BaseModel):
     expand_fanout: int = Field(default=10, ge=0)
     #: the likely hits' re-scoring, as shares of the best fused score: a memory whose agent
     #: the query names gains speaker_weight; one under terse_words words loses terse_weight
-    speaker_weight: float = Field(default=0.4, ge=0)
+    speaker_weight: float = Field(default=0.7, ge=0)
     terse_weight: float = Field(default=0.3, ge=0)
     terse_words: int = Field(default=8, ge=0)
+    #: a likely hit written in a month the query names (or the month after) gains this share
+    #: (``recall/when.py``). Only talkbench's questions name months: there 0.2 took R@10 / MRR
+    #: from 0.798 / 0.552 to 0.801 / 0.555 (its 32 dated questions: MRR 0.43 to 0.45), and
+    #: left the other sets exactly as they were
+    time_weight: float = Field(default=0.2, ge=0)
 
 
 #: offline tags: tag -> words whose (stemmed) presence gives the tag

@@ -19,7 +19,7 @@ from amem_graph.core.models import Explanation, Hit, Memory, PathStep, Signal
 from amem_graph.core.seeding import SeedPlan, tie_ranks
 from amem_graph.core.text import analyze
 from amem_graph.embeddings import Embedder
-from amem_graph.recall import confidence
+from amem_graph.recall import confidence, when
 from amem_graph.stores.base import Expansion, GraphStore, MemoryFilter, Neighbourhood, RankFields
 
 RELEVANCE_SIGNALS = ("vector", "text", "graph")
@@ -201,11 +201,23 @@ class HybridRetriever:
         before, fusion = self._fuse(cands, cfg, peak)  # relevance alone, for explanations
         moved = confidence.rescale({mid: c.signals for mid, c in cands.items()}, fields, cfg)
         fused, fusion = self._fuse(cands, cfg, peak) if moved.factors else (dict(before), fusion)
-        if fused and (cfg.speaker_weight > 0 or cfg.terse_weight > 0):
-            self._rescore_likely(k, cands, fused, memories, query, cfg)
-            for mid, cand in cands.items():  # the same re-scoring, as without confidence
-                if cand.rescored:
-                    before[mid] += sum(c for _, c in cand.rescored.values())
+        if fused and (cfg.speaker_weight > 0 or cfg.terse_weight > 0 or cfg.time_weight > 0):
+            # the likely hits by this ranking, not the ones the store happened to read whole
+            # (its pick rests on its own float noise): reading any the expansion did not
+            head = sorted(cands, key=lambda mid: (-fused[mid], mid))[: PREFETCH * k]
+            top = max(fused.values())  # amounts are shares of the best score before any
+            done: set[str] = set()
+            while head:
+                unread = [mid for mid in head if mid not in memories]
+                if unread:
+                    memories.update(self.store.get_memories(unread, embeddings=False))
+                self._rescore(head, cands, fused, memories, query, cfg, top)
+                for mid in head:  # the same re-scoring, as it would be without confidence
+                    before[mid] += sum(c for _, c in cands[mid].rescored.values())
+                done.update(head)
+                # a penalty can drop a likely hit below one that was not re-scored: that one
+                # is re-scored too before it may be shown
+                head = [m for m in sorted(cands, key=lambda m: (-fused[m], m))[:k] if m not in done]
         order = sorted(cands, key=lambda mid: (-fused[mid], mid))[:k]
         # only the k shown are read whole (most came with the expansion); one deleted
         # meanwhile is left out
@@ -369,34 +381,6 @@ class HybridRetriever:
             fused[mid] = total
         return fused, _Fusion(cfg.mode, weights, cfg.rrf_k, bounds)
 
-    def _rescore_likely(
-        self,
-        k: int,
-        cands: dict[str, _Candidate],
-        fused: dict[str, float],
-        memories: dict[str, Memory],
-        query: str,
-        cfg: RetrievalConfig,
-    ) -> None:
-        """Re-score the likely hits, the fusion's top ``PREFETCH`` x k, in place; while a
-        penalty in the head lets a candidate into the top k unexamined, the next ``PREFETCH``
-        x k in order too, until the k shown were all re-scored (a head penalised wholesale
-        must not hand the top to a candidate nobody looked at). Any of them the expansion did
-        not read whole is read here: the likely hits by this ranking, not the ones the store
-        happened to read (its pick rests on its own float noise)."""
-        scale, done = max(fused.values()), set[str]()
-        head = sorted(cands, key=lambda mid: (-fused[mid], mid))[: PREFETCH * k]
-        while head:
-            unread = [mid for mid in head if mid not in memories]
-            if unread:
-                memories.update(self.store.get_memories(unread, embeddings=False))
-            self._rescore(head, cands, fused, memories, query, cfg, scale)
-            done.update(head)
-            order = sorted(cands, key=lambda mid: (-fused[mid], mid))
-            if all(mid in done for mid in order[:k]):
-                break
-            head = [mid for mid in order if mid not in done][: PREFETCH * k]
-
     def _rescore(
         self,
         head: Sequence[str],
@@ -409,13 +393,15 @@ class HybridRetriever:
     ) -> None:
         """Re-score the likely hits (``head``, read whole) on what the graph knows of
         them, in place: their agent named in the query (questions about a person are mostly
-        answered by what that person said), and few words (a reaction or a greeting seldom
-        carries a fact, yet BM25's length normalisation and short vectors favour it).
+        answered by what that person said), few words (a reaction or a greeting seldom
+        carries a fact, yet BM25's length normalisation and short vectors favour it), and
+        their time in a period the query names ("in May 2023", ``when.py``).
 
         Amounts are shares of ``top``, the best fused score, so they mean the same in either
         mode.
         """
         terms = named_agents(query)
+        months = when.named_months(query) if cfg.time_weight > 0 else frozenset()
         for mid in head:
             memory, cand = memories.get(mid), cands[mid]
             if memory is None:  # deleted meanwhile
@@ -428,3 +414,6 @@ class HybridRetriever:
             if cfg.terse_weight > 0 and n_words < cfg.terse_words:
                 cand.rescored["terse"] = (float(n_words), -cfg.terse_weight * top)
                 fused[mid] -= cfg.terse_weight * top
+            if months and when.in_period(memory.created_at, months):
+                cand.rescored["time"] = (1.0, cfg.time_weight * top)
+                fused[mid] += cfg.time_weight * top

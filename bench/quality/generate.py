@@ -37,12 +37,13 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from harden import harden
+from harden import LONG, harden
 
 SEED = 20240611
 N_CONVERSATIONS = 10
 DEFAULT_OUT = Path(__file__).resolve().parent / "data" / "convbench.json"
 HARD_OUT = DEFAULT_OUT.with_name("convbench-hard.json")
+LONG_OUT = DEFAULT_OUT.with_name("convbench-long.json")
 CATEGORIES = ("single-hop", "multi-hop", "temporal", "open-domain")
 MIN_TURNS, MAX_TURNS = 12, 25
 MAX_QUESTIONS_PER_CONVERSATION = 50
@@ -4910,12 +4911,19 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser.add_argument(
         "--hard", action="store_true", help="write the hard variant (harden.py) instead"
     )
+    parser.add_argument(
+        "--long", action="store_true", help="write the long variant (harden.LONG) instead"
+    )
     args = parser.parse_args(argv)
     data = generate(args.seed)
     if args.hard:
         data = harden(data, args.seed)
         if args.out == DEFAULT_OUT:
             args.out = HARD_OUT
+    elif args.long:
+        data = harden(data, args.seed, **LONG)
+        if args.out == DEFAULT_OUT:
+            args.out = LONG_OUT
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_text(json.dumps(data, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
     n_turns = sum(len(s["turns"]) for c in data["conversations"] for s in c["sessions"])

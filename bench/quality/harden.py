@@ -16,6 +16,12 @@ renumbered turn ids) in three ways, each seeded and deterministic:
   ("Speaking of Mexico City, what did Marcus enjoy most?"), never a word of the answer.
 
 ``python bench/quality/generate.py --hard`` writes ``data/convbench-hard.json``.
+
+``convbench-long`` (``LONG``, ``generate.py --long``) is the same pass turned up until keyword
+search is the strong signal, as on real chats: every turn of 5+ words gains three asides (long
+messages that wander), each session 6-10 turns of talk around the topic, and every question
+whose evidence names something opens with it. Dense retrieval trails BM25 there by about
+0.08 recall@10, the way it trails on real multi-session chats.
 """
 
 # Hand-written chat lines read better unbroken, so long lines are allowed here.
@@ -118,6 +124,14 @@ QUESTION_WORDS = {
     "Has",
     "Was",
 }
+#: convbench-long: ``harden(data, seed, **LONG)``
+LONG: dict[str, Any] = {
+    "name": "convbench-long",
+    "aside_share": 1.0,
+    "asides": 3,
+    "extra_turns": (6, 10),
+    "named_share": 1.0,
+}
 OPENINGS = ["Speaking of {x}, ", "About {x}: ", "Going back to {x}, ", "Re {x}: "]
 
 #: not names: a question opening "Speaking of June" would just be odd
@@ -162,8 +176,18 @@ def _renumber(session: dict[str, Any], turns: list[tuple[str | None, str, str]])
     return mapping
 
 
-def harden(data: dict[str, Any], seed: int) -> dict[str, Any]:
-    """A hard twin of a generated convbench dataset (the input is not changed)."""
+def harden(
+    data: dict[str, Any],
+    seed: int,
+    *,
+    name: str = NAME,
+    aside_share: float = ASIDE_SHARE,
+    asides: int = 1,
+    extra_turns: tuple[int, int] = EXTRA_TURNS,
+    named_share: float = NAMED_SHARE,
+) -> dict[str, Any]:
+    """A hard twin of a generated convbench dataset (the input is not changed): a turn of
+    ``MIN_WORDS`` or more gains ``asides`` asides with probability ``aside_share``."""
     rng = random.Random(seed * 7919 + 17)
     mapping: dict[str, str] = {}
     conversations = []
@@ -174,11 +198,12 @@ def harden(data: dict[str, Any], seed: int) -> dict[str, Any]:
             turns: list[tuple[str | None, str, str]] = []
             for turn in session["turns"]:
                 text = turn["text"]
-                if len(_WORD.findall(text)) >= MIN_WORDS and rng.random() < ASIDE_SHARE:
-                    aside = rng.choice(ASIDES)
-                    text = f"{aside} {text}" if rng.random() < 0.5 else f"{text} {aside}"
+                if len(_WORD.findall(text)) >= MIN_WORDS and rng.random() < aside_share:
+                    for _ in range(asides):
+                        aside = rng.choice(ASIDES)
+                        text = f"{aside} {text}" if rng.random() < 0.5 else f"{text} {aside}"
                 turns.append((turn["id"], turn["speaker"], text))
-            for _ in range(rng.randint(*EXTRA_TURNS)):
+            for _ in range(rng.randint(*extra_turns)):
                 at = rng.randint(1, len(turns))  # never before the greeting
                 turns.insert(at, (None, rng.choice(speakers), rng.choice(AROUND)))
             new = {"id": session["id"], "datetime": session["datetime"], "turns": []}
@@ -192,7 +217,7 @@ def harden(data: dict[str, Any], seed: int) -> dict[str, Any]:
     questions = []
     for q in data["questions"]:
         question = q["question"]
-        if rng.random() < NAMED_SHARE:
+        if rng.random() < named_share:
             words = _WORD.findall(q["answer"]) + _WORD.findall(question)
             avoid = names[q["conversation_id"]] | {_stem(w) for w in words}
             found = next((e for t in q["evidence"] if (e := _entity(texts[t], avoid))), None)
@@ -203,4 +228,4 @@ def harden(data: dict[str, Any], seed: int) -> dict[str, Any]:
         questions.append(
             {**q, "question": question, "evidence": [mapping[t] for t in q["evidence"]]}
         )
-    return {**data, "name": NAME, "conversations": conversations, "questions": questions}
+    return {**data, "name": name, "conversations": conversations, "questions": questions}

@@ -1,10 +1,11 @@
 """Recall quality of amem_graph on every dev set: BM25 alone, dense alone, and the hybrid.
 
-    python bench/quality/run.py                    # convbench, convbench-hard, talkbench
+    python bench/quality/run.py                    # convbench, -hard, -long, talkbench
     python bench/quality/run.py --seeds 1,2,3      # and both generators' variants per seed
     python bench/quality/run.py --data PATH ...    # only the given sets
     python bench/quality/run.py --ablate           # and the hybrid minus each of its signals
     python bench/quality/run.py --embedder hashing # no model (fast, not a quality figure)
+    python bench/quality/run.py --notes off        # ingest without the note layer (default on)
 
 Each turn is stored as one memory through the public API, the way an agent developer would
 ingest past conversations: speaker as ``agent``, session time as ``timestamp`` (plus the turn's
@@ -12,7 +13,8 @@ position in seconds, to keep order), session as ``episode``, conversation as ``s
 question is a recall in its conversation's scope; the ranked memory ids are scored against the
 annotated evidence turn ids (``metrics.py``). Modes are the hybrid's own paths with the rest
 switched off (``bm25``, ``dense``), the fusion as it was before calibration and re-scoring
-(``hybrid-old``), and the defaults (``hybrid``). Embeddings are cached on disk
+(``hybrid-old``), the defaults before convbench-long (``hybrid-prev``), and the defaults
+(``hybrid``). Embeddings are cached on disk
 (``embcache.py``), so a second run costs only the ranking.
 """
 
@@ -32,30 +34,38 @@ import re
 
 from dataset import DEFAULT_PATH, Dataset, load, parse
 from embcache import CachedEmbedder
-from generate import HARD_OUT, generate
-from harden import harden
+from generate import HARD_OUT, LONG_OUT, generate
+from harden import LONG, harden
 from metrics import DEFAULT_KS, Scores, evaluate, format_report
 
-from amem_graph import MemoryGraph
+from amem_graph import MemoryGraph, MemoryGraphConfig
+from amem_graph.core.config import NotesConfig
 from amem_graph.core.models import utcnow
 from amem_graph.embeddings import Embedder, resolve_embedder
 
 TALKBENCH = DEFAULT_PATH.with_name("talkbench.json")
 OFF = {f"{s}_weight": 0.0 for s in ("vector", "text", "graph", "recency", "importance")}
 #: no priors, no re-scoring: a single path as plain as it gets
-PLAIN = {"confidence_weight": 0.0, "speaker_weight": 0.0, "terse_weight": 0.0}
+PLAIN = {f"{s}_weight": 0.0 for s in ("confidence", "speaker", "terse", "time")}
+#: the re-scoring off
+NO_RESCORE = {"text_boost": 0.0, "speaker_weight": 0.0, "terse_weight": 0.0, "time_weight": 0.0}
+#: the fusion weights before the BM25-led dev set (convbench-long) was added
+PREV = {"rrf_k": 30, "text_weight": 0.2}
 MODES: dict[str, dict[str, Any]] = {
     "bm25": OFF | PLAIN | {"text_weight": 1.0, "text_boost": 0.0},
     "dense": OFF | PLAIN | {"vector_weight": 1.0},
-    "hybrid-old": {"text_boost": 0.0, "speaker_weight": 0.0, "terse_weight": 0.0},
+    "hybrid-old": PREV | NO_RESCORE,
+    "hybrid-prev": PREV | {"speaker_weight": 0.4, "time_weight": 0.0},
     "hybrid": {},
 }
-#: ``--ablate``: the hybrid with one of its newer signals off, to show what each earns
+#: ``--ablate``: the hybrid with one of its signals off, to show what each earns; ``-graph``
+#: drops the expansion (same-episode context and note links)
 ABLATIONS: dict[str, dict[str, Any]] = {
     "-boost": {"text_boost": 0.0},
     "-speaker": {"speaker_weight": 0.0},
     "-terse": {"terse_weight": 0.0},
     "-graph": {"graph_weight": 0.0},
+    "-time": {"time_weight": 0.0},
 }
 #: the verdict's margin: the hybrid should beat the better single signal by this much
 MARGIN = 0.05
@@ -111,9 +121,12 @@ def run(
     k: int,
     modes: Mapping[str, Mapping[str, Any]],
     quiet: bool = False,
+    notes: bool = True,
 ) -> dict[str, dict[str, Scores]]:
-    """Scores per mode, all from one store built once."""
-    with MemoryGraph.open(":memory:", embedder=embedder) as mg:
+    """Scores per mode, all from one store built once (with the note layer's offline notes
+    and links written at ingest, as by default, unless ``notes`` is false)."""
+    config = MemoryGraphConfig(notes=NotesConfig(enabled=notes))
+    with MemoryGraph.open(":memory:", embedder=embedder, config=config) as mg:
         ingest(mg, data)
         results = {}
         for name, options in modes.items():
@@ -152,15 +165,17 @@ def summary(name: str, results: Mapping[str, Mapping[str, Scores]]) -> str:
 
 def dev_sets(paths: Sequence[Path], seeds: Sequence[int]) -> list[Dataset]:
     """The named files (default: the committed sets, and talkbench when built), then the
-    generated variants of convbench and convbench-hard for each seed."""
+    generated variants of convbench, convbench-hard and convbench-long for each seed."""
     if not paths:
-        paths = [p for p in (DEFAULT_PATH, HARD_OUT, TALKBENCH) if p.exists()]
+        paths = [p for p in (DEFAULT_PATH, HARD_OUT, LONG_OUT, TALKBENCH) if p.exists()]
     out = [load(p) for p in paths]
     for seed in seeds:
         plain = generate(seed)
         out.append(parse({**plain, "name": f"convbench-s{seed}"}))
         hard = harden(plain, seed)
         out.append(parse({**hard, "name": f"convbench-hard-s{seed}"}))
+        long = harden(plain, seed, **LONG)
+        out.append(parse({**long, "name": f"convbench-long-s{seed}"}))
     return out
 
 
@@ -172,6 +187,9 @@ def main() -> None:
     parser.add_argument("--k", type=int, default=10)
     parser.add_argument("--quiet", action="store_true", help="only the summaries")
     parser.add_argument("--ablate", action="store_true", help="also the hybrid minus each signal")
+    parser.add_argument(
+        "--notes", default="on", choices=["on", "off"], help="the note layer at ingest"
+    )
     args = parser.parse_args()
     seeds = [int(s) for s in args.seeds.split(",") if s.strip()]
     embedder = CachedEmbedder(resolve_embedder(args.embedder))
@@ -179,10 +197,10 @@ def main() -> None:
     for data in dev_sets(args.data, seeds):
         print(f"\n# {data.name}: " + ", ".join(f"{k}={v}" for k, v in data.stats().items()))
         modes = MODES | (ABLATIONS if args.ablate else {})
-        results = run(data, embedder, args.k, modes, args.quiet)
+        results = run(data, embedder, args.k, modes, args.quiet, args.notes == "on")
         summaries.append(summary(data.name, results))
         print(summaries[-1])
-    print("\n# all sets" + "".join(summaries))
+    print(f"\n# all sets (note layer {args.notes} at ingest)" + "".join(summaries))
 
 
 if __name__ == "__main__":

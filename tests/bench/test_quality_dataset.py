@@ -52,6 +52,21 @@ def test_generated_file_is_up_to_date(tmp_path: Path) -> None:
     assert out.read_bytes() == DATA.read_bytes(), "run: python bench/quality/generate.py"
 
 
+@pytest.mark.parametrize("variant", ["hard", "long"])
+def test_variant_files_are_up_to_date(tmp_path: Path, variant: str) -> None:
+    out = tmp_path / f"convbench-{variant}.json"
+    subprocess.run(
+        [sys.executable, str(QUALITY / "generate.py"), f"--{variant}", "--out", str(out)],
+        check=True,
+        capture_output=True,
+    )
+    committed = DATA.with_name(f"convbench-{variant}.json")
+    assert out.read_bytes() == committed.read_bytes(), f"run: generate.py --{variant}"
+    ds = dataset.load(committed)  # same evidence as convbench, renumbered: still valid
+    assert ds.name == f"convbench-{variant}"
+    assert ds.stats()["questions"] == dataset.load(DATA).stats()["questions"]
+
+
 def test_dataset_loads_and_has_expected_shape() -> None:
     ds = dataset.load(DATA)
     stats = ds.stats()

@@ -11,7 +11,10 @@ import pytest
 
 QUALITY = Path(__file__).resolve().parents[2] / "bench" / "quality"
 DATA = QUALITY / "data"
-SETS = [DATA / n for n in ("convbench.json", "convbench-hard.json", "talkbench.json")]
+SETS = [
+    DATA / n
+    for n in ("convbench.json", "convbench-hard.json", "convbench-long.json", "talkbench.json")
+]
 
 
 def _load(name: str) -> ModuleType:

@@ -1,0 +1,68 @@
+"""The period a query names, and the re-scoring of likely hits written in it (``time_weight``)."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+
+import pytest
+
+from amem_graph import MemoryGraph
+from amem_graph.recall.when import in_period, named_months
+
+
+@pytest.mark.parametrize(
+    ("query", "months"),
+    [
+        ("What did Marta do in May?", {(None, 5)}),
+        ("When is Marta landing in Toronto in December?", {(None, 12)}),
+        ("How did her job change between January and June?", {(None, 1), (None, 6)}),
+        ("What did Sunil mend in October 2023?", {(2023, 10)}),
+        ("Where did she spend Christmas 2024?", {(2024, 12)}),
+        ("Where was the field season in summer of 2022?", {(2022, 6), (2022, 7), (2022, 8)}),
+        (
+            "Where did her summer field season in 2022 take place?",
+            {(2022, 6), (2022, 7), (2022, 8)},
+        ),
+        ("What did they do in winter 2023?", {(2023, 12), (2024, 1), (2024, 2)}),
+        ("What did Walt buy in 2023?", {(2023, m) for m in range(1, 13)}),
+        ("You may want to ask Jonah", set()),  # "may" the verb
+        ("May I ask where Jonah lives?", set()),
+        ("What did Jonah bake?", set()),
+    ],
+)
+def test_named_months(query: str, months: set[tuple[int | None, int]]) -> None:
+    assert named_months(query) == months
+
+
+def test_in_period_takes_the_month_and_the_month_after() -> None:
+    may = named_months("in May 2023")
+    assert in_period(datetime(2023, 5, 30, tzinfo=UTC), may)
+    assert in_period(datetime(2023, 6, 12, tzinfo=UTC), may)  # told at the next chat
+    assert not in_period(datetime(2023, 4, 30, tzinfo=UTC), may)
+    assert not in_period(datetime(2024, 5, 3, tzinfo=UTC), may)
+    assert in_period(datetime(2024, 1, 5, tzinfo=UTC), named_months("in December"))
+
+
+def test_a_likely_hit_written_in_the_named_month_is_lifted(mg: MemoryGraph) -> None:
+    """Two turns tell of a trip; the one written in the month the query names is lifted."""
+    mg.remember("We went hiking in the mountains, brilliant trip", id="march",
+                timestamp=datetime(2023, 3, 12, 18, tzinfo=UTC))  # fmt: skip
+    mg.remember("We went hiking in the mountains, lovely trip", id="july",
+                timestamp=datetime(2023, 7, 9, 18, tzinfo=UTC))  # fmt: skip
+    for i in range(5):
+        mg.remember(f"Unrelated chatter number {i} about trains and weather")
+    query = "a brilliant hiking trip in July 2023"
+    plain = mg.recall(query, k=2, time_weight=0)
+    assert ids(plain) == ["march", "july"]  # "brilliant" is the rarer word: it leads without time
+    hits = mg.recall(query, k=2, explain=True)  # time_weight 0.2 by default
+    assert ids(hits) == ["july", "march"]
+    assert hits[0].explanation is not None
+    assert hits[0].explanation.signals["time"].contribution > 0
+    assert sum(s.contribution for s in hits[0].explanation.signals.values()) == pytest.approx(
+        hits[0].score, abs=1e-12
+    )
+    assert "time" not in (hits[1].explanation.signals if hits[1].explanation else {})
+
+
+def ids(hits: list) -> list[str]:  # type: ignore[type-arg]
+    return [h.memory.id for h in hits]
