@@ -63,11 +63,6 @@ def test_importing_the_cli_loads_no_optional_heavyweight() -> None:
     assert _modules_after("import amem_graph.cli.main", HEAVY) == []
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="amem_graph/notes/llm.py and notes/pipeline.py import langchain-core at module "
-    "level (about a second); once they import it under TYPE_CHECKING, drop this marker",
-)
 def test_importing_the_cli_loads_no_langchain() -> None:
     assert _modules_after("import amem_graph.cli.main", ("langchain_core",)) == []
 

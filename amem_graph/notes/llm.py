@@ -14,12 +14,14 @@ import json
 import re
 import threading
 from collections.abc import Iterator, Mapping
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import pydantic
-from langchain_core.language_models import BaseChatModel
-from langchain_core.messages import BaseMessage, HumanMessage, SystemMessage
 from pydantic import BaseModel
+
+if TYPE_CHECKING:  # langchain-core takes a second to import; only a model call needs it
+    from langchain_core.language_models import BaseChatModel
+    from langchain_core.messages import BaseMessage
 
 T = TypeVar("T", bound=BaseModel)
 
@@ -142,6 +144,8 @@ class NoteLLM:
 
     def ask(self, op: str, schema: type[T], system: str, prompt: str) -> T | None:
         """The model's answer as ``schema``, or None once retries are spent (fallback)."""
+        from langchain_core.messages import HumanMessage, SystemMessage
+
         runnable = self._runnable(schema)
         instructions = system
         if runnable is None:
@@ -170,6 +174,8 @@ class NoteLLM:
         self, runnable: Any, messages: list[BaseMessage], schema: type[T]
     ) -> tuple[BaseMessage | None, T | MalformedAnswerError]:
         """One model call: its reply and the parsed answer (or what was wrong with it)."""
+        from langchain_core.messages import BaseMessage
+
         if runnable is None:
             message = self.model.invoke(messages)
             text = _text(message).strip()

@@ -21,9 +21,9 @@ from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from datetime import datetime
+from typing import TYPE_CHECKING
 
 import numpy as np
-from langchain_core.language_models import BaseChatModel
 
 from amem_graph.core.config import NotesConfig
 from amem_graph.core.models import Memory
@@ -41,6 +41,9 @@ from amem_graph.notes.prompts import (
     link_prompt,
 )
 from amem_graph.stores.base import EdgeWrite, GraphStore, MemoryFilter, NodeWrite, WriteBatch
+
+if TYPE_CHECKING:  # only a caller with a chat model has imported langchain-core
+    from langchain_core.language_models import BaseChatModel
 
 
 @dataclass
