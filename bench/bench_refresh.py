@@ -27,11 +27,9 @@ from amem_graph import MemoryGraph
 from amem_graph.stores.base import MemoryFilter, MemoryUpdate, WriteBatch
 from amem_graph.stores.local.store import LocalStore
 
-ROUNDS = 30
 
-
-def bench(n: int, batch: int) -> None:
-    w = Workload(n, queries=ROUNDS * batch + 10)
+def bench(n: int, batch: int, rounds: int) -> None:
+    w = Workload(n, queries=rounds * batch + 10)
     with tempfile.TemporaryDirectory() as tmp:
         path = f"{tmp}/refresh.db"
         writer = MemoryGraph(LocalStore(path), w.embedder)
@@ -41,7 +39,7 @@ def bench(n: int, batch: int) -> None:
         q = w.qvecs[0].tolist()
         reader.vector_search(q, 10, MemoryFilter())
         catch_up, rebuild = [], []
-        for r in range(ROUNDS):
+        for r in range(rounds):
             texts = w.qtexts[r * batch : (r + 1) * batch]
             writer.remember_many(
                 [{"content": t, "episode": f"refresh-{r}", "agent": "writer"} for t in texts]
@@ -76,9 +74,10 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--sizes", default="10000,100000")
     parser.add_argument("--batch", type=int, default=20)
+    parser.add_argument("--rounds", type=int, default=30)
     args = parser.parse_args()
     for n in (int(s) for s in args.sizes.split(",")):
-        bench(n, args.batch)
+        bench(n, args.batch, args.rounds)
 
 
 if __name__ == "__main__":
