@@ -112,9 +112,9 @@ class NotesConfig(BaseModel):
 
     enabled: bool = True
     #: whether the note's keywords, tags and context feed the embedding and the BM25 terms.
-    #: Off: on convbench and its seeds 1 and 2 (MiniLM, hybrid recall@10) indexing the offline
-    #: notes fell from 0.703 / 0.726 / 0.726 to 0.496 / 0.517 / 0.498 (``bench/quality/
-    #: note_layer.py``); the notes beside the text leave recall@10 as it was
+    #: Off: indexing the offline notes cut hybrid recall@10 (MiniLM) on every dev set, from
+    #: 0.819 / 0.769 / 0.795 to 0.654 / 0.655 / 0.703 on convbench / -hard / talkbench
+    #: (``bench/quality/note_layer.py``); the notes beside the text leave it within 0.003
     index_notes: bool = False
     max_keywords: int = Field(default=6, ge=0, le=50)
     tag_vocabulary: dict[str, tuple[str, ...]] = Field(
