@@ -4,26 +4,11 @@ it proposes must bring success up to the oracle's."""
 
 from __future__ import annotations
 
-import importlib.util
-import sys
-from pathlib import Path
-from types import ModuleType
+from bench_scripts import load
 
 from amem_graph import MemoryGraph
 
-FLEET = Path(__file__).resolve().parents[2] / "bench" / "fleet.py"
-
-
-def _load() -> ModuleType:
-    spec = importlib.util.spec_from_file_location("fleet_bench", FLEET)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module  # dataclasses need the module registered
-    spec.loader.exec_module(module)
-    return module
-
-
-fleet = _load()
+fleet = load("fleet.py")
 
 
 def test_world_is_seeded_and_the_poisoner_writes_one_wrong_memory_per_task() -> None:

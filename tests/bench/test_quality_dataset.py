@@ -7,32 +7,22 @@ under unique module names to avoid clashing with anything else on sys.path.
 from __future__ import annotations
 
 import copy
-import importlib.util
 import json
 import subprocess
 import sys
 from pathlib import Path
-from types import ModuleType
 from typing import Any
 
 import pytest
+from bench_scripts import load
 
 QUALITY = Path(__file__).resolve().parents[2] / "bench" / "quality"
 DATA = QUALITY / "data" / "convbench.json"
 
 
-def _load(name: str) -> ModuleType:
-    spec = importlib.util.spec_from_file_location(f"convbench_{name}", QUALITY / f"{name}.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module  # dataclasses need the module registered
-    spec.loader.exec_module(module)
-    return module
-
-
-dataset = _load("dataset")
-metrics = _load("metrics")
-baselines = _load("baselines")
+dataset = load("quality/dataset.py")
+metrics = load("quality/metrics.py")
+baselines = load("quality/baselines.py")
 
 
 @pytest.fixture(scope="module")

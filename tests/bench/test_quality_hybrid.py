@@ -2,12 +2,10 @@
 
 from __future__ import annotations
 
-import importlib.util
-import sys
 from pathlib import Path
-from types import ModuleType
 
 import pytest
+from bench_scripts import load
 
 QUALITY = Path(__file__).resolve().parents[2] / "bench" / "quality"
 DATA = QUALITY / "data"
@@ -17,19 +15,10 @@ SETS = [
 ]
 
 
-def _load(name: str) -> ModuleType:
-    spec = importlib.util.spec_from_file_location(f"quality_{name}", QUALITY / f"{name}.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module  # dataclasses need the module registered
-    spec.loader.exec_module(module)
-    return module
-
-
 @pytest.mark.slow
 @pytest.mark.parametrize("path", [p for p in SETS if p.exists()], ids=lambda p: p.stem)
 def test_hybrid_beats_the_better_single_signal(path: Path) -> None:
-    run = _load("run")
+    run = load("quality/run.py")
     from amem_graph import MiniLMEmbedder
 
     data = run.load(path)

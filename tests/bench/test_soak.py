@@ -3,28 +3,15 @@ a writer process killed mid-write, then ``check`` (the 10-minute runs are by han
 
 from __future__ import annotations
 
-import importlib.util
-import sys
 from pathlib import Path
-from types import ModuleType
 
 import pytest
-
-SOAK = Path(__file__).resolve().parents[2] / "bench" / "soak.py"
-
-
-def _load() -> ModuleType:
-    spec = importlib.util.spec_from_file_location("bench_soak", SOAK)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module  # dataclasses need the module registered
-    spec.loader.exec_module(module)
-    return module
+from bench_scripts import load
 
 
 @pytest.mark.slow
 def test_a_short_soak_with_a_killed_writer_ends_with_a_clean_check(tmp_path: Path) -> None:
-    soak = _load()
+    soak = load("soak.py")
     figures = soak.soak("local", seconds=8, agents=3, fault_every=6, target=str(tmp_path / "s.db"))
     assert figures["undocumented_errors"] == {}
     assert figures["check_ok"], figures["check_problems"]

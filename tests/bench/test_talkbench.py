@@ -9,31 +9,21 @@ they are loaded by path under unique names (as in test_quality_dataset.py).
 
 from __future__ import annotations
 
-import importlib.util
 import re
 import subprocess
 import sys
 from pathlib import Path
-from types import ModuleType
 
 import pytest
+from bench_scripts import load
 
 QUALITY = Path(__file__).resolve().parents[2] / "bench" / "quality"
 SRC = QUALITY / "data" / "talkbench"
 DATA = QUALITY / "data" / "talkbench.json"
 
 
-def _load(name: str) -> ModuleType:
-    spec = importlib.util.spec_from_file_location(f"talkbench_{name}", QUALITY / f"{name}.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module  # dataclasses need the module registered
-    spec.loader.exec_module(module)
-    return module
-
-
-dataset = _load("dataset")
-talkbench = _load("talkbench")
+dataset = load("quality/dataset.py")
+talkbench = load("quality/talkbench.py")
 
 # Per conversation; the targets are about 40/20/22/18 % of 30-36 questions.
 MIN_PER_CONVERSATION = {"single-hop": 8, "multi-hop": 4, "temporal": 4, "open-domain": 3}
