@@ -40,6 +40,7 @@ from run import safe
 from amem_graph import MemoryGraph, MemoryGraphConfig
 from amem_graph.core.config import NotesConfig
 from amem_graph.embeddings import Embedder, resolve_embedder
+from amem_graph.notes.llm import METRICS
 from amem_graph.stores.factory import open_store
 
 BATCH = 250
@@ -149,16 +150,7 @@ def report(name: str, target: str, embedder: Embedder, n: int) -> None:
         f"fake LLM       {len(items) / seconds:8.0f} memories/s; LINKED "
         f"{counts.get('LINKED', 0)}, versions {counts.get('MemoryVersion', 0)}"
     )
-    metrics = [
-        "calls",
-        "retries",
-        "malformed",
-        "errors",
-        "fallbacks",
-        "dropped_ids",
-        "input_tokens",
-        "output_tokens",
-    ]
+    metrics = METRICS
     print("operation   " + " ".join(f"{m:>13}" for m in metrics))
     for op, row in stats["llm"].items():
         print(f"{op:<11} " + " ".join(f"{row[m]:>13}" for m in metrics))

@@ -123,25 +123,23 @@ def _shift(current: list[str], drop: list[str], add: list[str]) -> list[str]:
 def undo_state(current: NoteState, change: NoteVersion) -> NoteState:
     """``current`` without ``change``: its additions removed, its removals put back, and its
     context rolled back if nothing rewrote the context since."""
-    before, after = change.before, change.after
-    out: dict[str, Any] = {}
-    for name in ("keywords", "tags"):
-        b, a = getattr(before, name), getattr(after, name)
-        added = [x for x in a if x not in b]
-        removed = [x for x in b if x not in a]
-        out[name] = _shift(getattr(current, name), added, removed)
-    out["context"] = before.context if current.context == after.context else current.context
-    return NoteState(**out)
+    return _replay(current, change.after, change.before)
 
 
 def redo_state(current: NoteState, change: NoteVersion) -> NoteState:
     """``current`` with ``change`` applied again (the inverse of ``undo_state``)."""
-    before, after = change.before, change.after
+    return _replay(current, change.before, change.after)
+
+
+def _replay(current: NoteState, src: NoteState, dst: NoteState) -> NoteState:
+    """``current`` moved by the step from ``src`` to ``dst``: what ``dst`` has over ``src``
+    added, what it lacks removed, and the context set to ``dst``'s if ``current`` still has
+    ``src``'s (a later rewrite of the context is kept)."""
     out: dict[str, Any] = {}
     for name in ("keywords", "tags"):
-        b, a = getattr(before, name), getattr(after, name)
-        added = [x for x in a if x not in b]
-        removed = [x for x in b if x not in a]
-        out[name] = _shift(getattr(current, name), removed, added)
-    out["context"] = after.context if current.context == before.context else current.context
+        s, d = getattr(src, name), getattr(dst, name)
+        gained = [x for x in d if x not in s]
+        lost = [x for x in s if x not in d]
+        out[name] = _shift(getattr(current, name), lost, gained)
+    out["context"] = dst.context if current.context == src.context else current.context
     return NoteState(**out)

@@ -21,7 +21,7 @@ from amem_graph.memory.writes import build_remember_batch, parse_inputs
 from amem_graph.notes import consolidate, evolution, forgetting, supersession
 from amem_graph.notes.llm import Usage
 from amem_graph.provenance import retraction
-from amem_graph.provenance.audit import AuditEvent, authors, event_write, new_event
+from amem_graph.provenance.audit import AuditEvent, AuditKind, authors, event_write, new_event
 from amem_graph.stores.base import EdgeWrite, MemoryFilter, MemoryUpdate, WriteBatch
 
 if TYPE_CHECKING:
@@ -369,18 +369,8 @@ class NoteMethods:
         report = PruneReport(archived=ids, decayed={c.id: c.decayed for c in cold}, dry_run=dry_run)
         if dry_run or not ids:
             return report
-        batch = forgetting.status_batch(ids, "archived")
         reason = reason or f"importance below {threshold} after decay (half-life {half_life} d)"
-        event = new_event(
-            "archive",
-            at,
-            actor=_actor(by),
-            reason=reason,
-            memory_ids=ids,
-            agent_ids=authors(self.store, ids),
-        )
-        batch.nodes.append(event_write(event))
-        self.store.apply(batch)
+        self._set_status(ids, "archived", "archive", at, by, reason)
         return report
 
     def unarchive(
@@ -396,18 +386,30 @@ class NoteMethods:
                 raise NotFoundError(f"no memory with id {mid!r}")
         back = sorted({m for m in ids if statuses[m] == "archived"})
         if back:
-            batch = forgetting.status_batch(back, "active")
-            event = new_event(
-                "unarchive",
-                utcnow(),
-                actor=_actor(by),
-                reason=reason,
-                memory_ids=back,
-                agent_ids=authors(self.store, back),
-            )
-            batch.nodes.append(event_write(event))
-            self.store.apply(batch)
+            self._set_status(back, "active", "unarchive", utcnow(), by, reason)
         return back
+
+    def _set_status(
+        self,
+        ids: list[str],
+        status: str,
+        kind: AuditKind,
+        at: datetime,
+        by: str | None,
+        reason: str,
+    ) -> None:
+        """Set ``status`` on ``ids`` with its audit event ``kind``, in one batch."""
+        batch = forgetting.status_batch(ids, status)
+        event = new_event(
+            kind,
+            at,
+            actor=_actor(by),
+            reason=reason,
+            memory_ids=ids,
+            agent_ids=authors(self.store, ids),
+        )
+        batch.nodes.append(event_write(event))
+        self.store.apply(batch)
 
     def forget(
         self,
