@@ -33,6 +33,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from bench_store import Workload, ingest
 from common import LookupEmbedder, median, pct
+from results import emit
 
 from amem_graph import MemoryGraph
 from amem_graph.stores.neo4j.store import Neo4jStore
@@ -45,7 +46,12 @@ class WritingEmbedder(LookupEmbedder):
         return [self.embed_query(t) for t in texts]
 
 
-def phase(mg: MemoryGraph, w: Workload, readers: int, writers: int, seconds: float) -> str:
+Rates = dict[str, tuple[float, float, float]]  # op -> (per second, p50 ms, p95 ms)
+
+
+def phase(
+    mg: MemoryGraph, w: Workload, readers: int, writers: int, seconds: float
+) -> tuple[str, Rates]:
     """Run ``readers`` recalling and ``writers`` writing threads for ``seconds``; one line."""
     stop = threading.Event()
     lock = threading.Lock()
@@ -92,26 +98,42 @@ def phase(mg: MemoryGraph, w: Workload, readers: int, writers: int, seconds: flo
     for t in threads:
         t.join()
     elapsed = time.perf_counter() - started
-    parts = []
-    for op, values in lat.items():
-        if values:
-            parts.append(
-                f"{op} {len(values) / elapsed:7.1f}/s p50 {median(values):6.1f} ms "
-                f"p95 {pct(values, 95):6.1f} ms"
-            )
+    rates = {
+        op: (len(values) / elapsed, median(values), pct(values, 95))
+        for op, values in lat.items()
+        if values
+    }
+    parts = [
+        f"{op} {r:7.1f}/s p50 {p50:6.1f} ms p95 {p95:6.1f} ms"
+        for op, (r, p50, p95) in rates.items()
+    ]
     if errors:
         parts.append(f"errors { {e: errors.count(e) for e in set(errors)} }")
-    return "  |  ".join(parts)
+    return "  |  ".join(parts), rates
 
 
 PHASES = (("1 client", 1, 0), ("8 readers", 8, 0), ("4 writers + 4 readers", 4, 4))
 
 
 def run(label: str, mg: MemoryGraph, w: Workload, seconds: float) -> None:
+    store = "embedded" if label == "local" else "neo4j"
+    one: Rates = {}
     for name, readers, writers in PHASES:
         for j in range(10):  # warm up the pool and caches
             mg.recall(w.qtexts[j], k=10, scope="default")
-        print(f"{label:38} {name:22} {phase(mg, w, readers, writers, seconds)}", flush=True)
+        text, rates = phase(mg, w, readers, writers, seconds)
+        print(f"{label:38} {name:22} {text}", flush=True)
+        one = one or rates
+        via = "" if store == "embedded" else f" over {label.split()[-1].split(':')[0]}://"
+        for op, (rate, p50, p95) in rates.items():
+            ratio = {"ratio": round(rate / one["recall"][0], 2)} if op == "recall" else {}
+            emit(
+                store,
+                f"{name}{via}: {op} throughput, p50 / p95 ({len(w.rows) // 1000}k memories)",
+                f"{rate:.1f}/s, {p50:.1f} / {p95:.1f} ms",
+                baseline=f"1 client {one['recall'][0]:.1f} recalls/s" if op == "recall" else "",
+                **ratio,
+            )
 
 
 def main() -> None:

@@ -23,7 +23,7 @@ def _quiet_transformers() -> None:
         from transformers.utils import logging as transformers_logging
     except ImportError:  # pragma: no cover - sentence-transformers requires transformers
         return
-    transformers_logging.disable_progress_bar()  # type: ignore[no-untyped-call]
+    transformers_logging.disable_progress_bar()  # type: ignore[no-untyped-call,unused-ignore]
 
 
 class SentenceTransformerEmbedder:
