@@ -29,6 +29,7 @@ import tempfile
 import time
 import uuid
 from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
@@ -37,30 +38,41 @@ from common import LookupEmbedder, corpus, items
 
 from amem_graph import MemoryGraph
 from amem_graph.embeddings import resolve_embedder
-from amem_graph.memory.async_graph import DEFAULT_WORKERS, AsyncMemoryGraph
+from amem_graph.memory.async_graph import AsyncMemoryGraph, pool_size
 from amem_graph.stores.neo4j import Neo4jStore
 
 BATCH = 1_000
 
 
-async def worst_lateness(work: Callable[[], Awaitable[object]]) -> float:
-    """The worst lateness (ms) of a 1 ms ticker on this event loop while ``work`` runs."""
-    worst = 0.0
+@dataclass(frozen=True, slots=True)
+class Lateness:
+    """How late a 1 ms ticker on the event loop woke (ms), over one stretch of work."""
+
+    p50: float
+    max: float
+
+    def __str__(self) -> str:
+        return f"p50 {self.p50:.1f} / max {self.max:.1f} ms"
+
+
+async def lateness(work: Callable[[], Awaitable[object]]) -> Lateness:
+    """A 1 ms ticker's lateness on this event loop while ``work`` runs."""
+    late: list[float] = []
     stop = asyncio.Event()
 
     async def ticker() -> None:
-        nonlocal worst
         while not stop.is_set():
             t = time.perf_counter()
             await asyncio.sleep(0.001)
-            worst = max(worst, (time.perf_counter() - t) * 1000.0 - 1.0)
+            late.append(max(0.0, (time.perf_counter() - t) * 1000.0 - 1.0))
 
     tick = asyncio.create_task(ticker())
     await asyncio.sleep(0.01)  # the ticker is running before the work starts
+    late.clear()
     await work()
     stop.set()
     await tick
-    return worst
+    return Lateness(statistics.median(late or [0.0]), max(late or [0.0]))
 
 
 def load(mg: MemoryGraph, texts: list[str], scope: str, prefix: str) -> None:
@@ -71,28 +83,100 @@ def load(mg: MemoryGraph, texts: list[str], scope: str, prefix: str) -> None:
         mg.remember_many(rows[start : start + BATCH])
 
 
+def server_cpu(pid: int | None) -> float:
+    """The CPU seconds the server process ``pid`` has used (Linux /proc); 0 without a pid."""
+    if pid is None:
+        return 0.0
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
 async def gathered(amg: AsyncMemoryGraph, queries: list[str], k: int, scope: str) -> float:
     t = time.perf_counter()
     await asyncio.gather(*(amg.recall(q, k, scope) for q in queries))
     return (time.perf_counter() - t) * 1000.0
 
 
-def sequential(mg: MemoryGraph, queries: list[str], k: int, scope: str) -> tuple[float, float]:
-    """(wall ms, this thread's CPU ms) of the recalls one after another."""
-    t, cpu = time.perf_counter(), time.thread_time()
+def sequential(
+    mg: MemoryGraph, queries: list[str], k: int, scope: str, pid: int | None
+) -> tuple[float, float, float]:
+    """(wall ms, this thread's CPU ms, the server's CPU ms) of the recalls one after another."""
+    t, cpu, srv = time.perf_counter(), time.thread_time(), server_cpu(pid)
     for q in queries:
         mg.recall(q, k, scope)
-    return (time.perf_counter() - t) * 1000.0, (time.thread_time() - cpu) * 1000.0
+    return (
+        (time.perf_counter() - t) * 1000.0,
+        (time.thread_time() - cpu) * 1000.0,
+        (server_cpu(pid) - srv) * 1000.0,
+    )
 
 
-async def lag(amg: AsyncMemoryGraph, queries: list[str], k: int, scope: str) -> tuple[float, float]:
-    """(worst loop lateness during the gathered recalls, during one sync recall on the loop)."""
-    offloaded = await worst_lateness(lambda: gathered(amg, queries, k, scope))
+@dataclass(slots=True)
+class Run:
+    """One pool size's figures over the rounds, and the loop's lateness."""
+
+    workers: int
+    seq: list[float] = field(default_factory=list)
+    conc: list[float] = field(default_factory=list)
+    cpu: list[float] = field(default_factory=list)
+    server: list[float] = field(default_factory=list)
+    busy: Lateness = Lateness(0.0, 0.0)
+    idle: Lateness = Lateness(0.0, 0.0)
+
+    def ratio(self) -> float:
+        """The median of each round's sequential / concurrent: each pair ran back to back,
+        so a change in the machine's load between rounds cancels out."""
+        return statistics.median(s / c for s, c in zip(self.seq, self.conc, strict=True))
+
+
+async def measure(
+    mg: MemoryGraph, sizes: list[int], queries: list[str], args: argparse.Namespace, scope: str
+) -> tuple[list[Run], Lateness]:
+    """``--rounds`` rounds; in each, for every pool size, the recalls one after another then
+    the same recalls gathered. Then the loop's lateness per pool size, while the recalls are
+    gathered and idle for as long, and during one sync recall called on the loop (what an
+    ``async def`` tool calling ``MemoryGraph.recall`` directly would block)."""
+    graphs = {n: AsyncMemoryGraph(mg, workers=n) for n in sizes}
+    runs = {n: Run(n) for n in sizes}
+    k, pid, n_q = args.k, args.server_pid, len(queries)
+    sequential(mg, queries, k, scope, None)
+    for amg in graphs.values():
+        await gathered(amg, queries, k, scope)
+    for _ in range(args.rounds):
+        for n, amg in graphs.items():
+            wall, used, server = await asyncio.to_thread(sequential, mg, queries, k, scope, pid)
+            run = runs[n]
+            run.seq.append(wall)
+            run.cpu.append(used / n_q)
+            run.server.append(server / n_q)
+            run.conc.append(await gathered(amg, queries, k, scope))
+    for n, amg in graphs.items():
+        run = runs[n]
+        run.busy = await lateness(lambda amg=amg: gathered(amg, queries, k, scope))
+        run.idle = await lateness(lambda run=run: asyncio.sleep(min(run.conc) / 1000.0))
 
     async def blocking() -> object:
-        return amg.sync.recall(queries[0], k, scope)
+        return mg.recall(queries[0], k, scope)
 
-    return offloaded, await worst_lateness(blocking)
+    return list(runs.values()), await lateness(blocking)
+
+
+def report(name: str, run: Run, args: argparse.Namespace) -> None:
+    s, c = statistics.median(run.seq), statistics.median(run.conc)
+    busy = ", ".join(f"{v:.1f}" for v in os.getloadavg())
+    cpu, srv = statistics.median(run.cpu), statistics.median(run.server)
+    server = f", server CPU {srv:.1f} ms" if args.server_pid else ""
+    print(
+        f"[{name}] {args.queries} recalls (k={args.k}, pool of {run.workers} threads, "
+        f"embedder {args.embedder}): sequential {s:.0f} ms, concurrent {c:.0f} ms, "
+        f"ratio {run.ratio():.2f}x  (rounds: seq {', '.join(f'{v:.0f}' for v in run.seq)}; "
+        f"conc {', '.join(f'{v:.0f}' for v in run.conc)}; load average {busy})"
+    )
+    print(
+        f"[{name}]   per sequential recall: wall {s / args.queries:.1f} ms, client CPU "
+        f"{cpu:.1f} ms{server}; loop lateness: concurrent {run.busy}, idle {run.idle}",
+        flush=True,
+    )
 
 
 def bench(name: str, mg: MemoryGraph, args: argparse.Namespace, texts: list[str]) -> None:
@@ -104,47 +188,35 @@ def bench(name: str, mg: MemoryGraph, args: argparse.Namespace, texts: list[str]
     queries = texts[: args.queries] if args.embedder == "lookup" else [
         " ".join(text.split()[2:8]) for text in texts[: args.queries]
     ]  # fmt: skip
-    amg = AsyncMemoryGraph(mg, workers=args.workers)
+    sizes = args.workers or [pool_size(mg.store)]
+    runs, blocked = asyncio.run(measure(mg, sizes, queries, args, scope))
+    for run in runs:
+        report(name, run, args)
+    print(f"[{name}] loop lateness during one sync recall called on the loop: {blocked}")
 
-    async def rounds() -> tuple[list[float], list[float], list[float], tuple[float, float]]:
-        seq, cpu, conc = [], [], []
-        sequential(mg, queries, args.k, scope)
-        await gathered(amg, queries, args.k, scope)
-        for _ in range(args.rounds):
-            wall, used = await asyncio.to_thread(sequential, mg, queries, args.k, scope)
-            seq.append(wall)
-            cpu.append(used)
-            conc.append(await gathered(amg, queries, args.k, scope))
-        return seq, cpu, conc, await lag(amg, queries, args.k, scope)
 
-    seq, cpu, conc, (offloaded, blocked) = asyncio.run(rounds())
-    busy = ", ".join(f"{v:.1f}" for v in os.getloadavg())
-    s, c = statistics.median(seq), statistics.median(conc)
-    print(
-        f"[{name}] {args.queries} recalls (k={args.k}, {args.workers} workers, "
-        f"embedder {args.embedder}): sequential {s:.0f} ms, concurrent {c:.0f} ms, "
-        f"ratio {s / c:.2f}x  (rounds: seq {', '.join(f'{v:.0f}' for v in seq)}; "
-        f"conc {', '.join(f'{v:.0f}' for v in conc)}; load average {busy})"
-    )
-    share = statistics.median(cpu) / s
-    print(
-        f"[{name}] a sequential recall spends {100 * share:.0f}% of its wall time on this "
-        f"process' CPU, the rest waiting (server, locks, other processes): the bound on what "
-        f"overlap can win with idle cores is about {1 / share:.1f}x"
-    )
-    print(
-        f"[{name}] event loop worst lateness: {offloaded:.1f} ms while the {args.queries} "
-        f"recalls ran in the pool; {blocked:.1f} ms for one sync recall called on the loop"
-    )
+def workers_list(text: str) -> list[int]:
+    sizes = [int(part) for part in text.split(",")]
+    if any(n < 1 for n in sizes):
+        raise argparse.ArgumentTypeError("pool sizes are >= 1")
+    return sizes
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--size", type=int, default=5_000)
     parser.add_argument("--queries", type=int, default=50)
-    parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--rounds", type=int, default=5)
     parser.add_argument("--k", type=int, default=10)
-    parser.add_argument("--workers", type=int, default=DEFAULT_WORKERS)
+    parser.add_argument(
+        "--workers",
+        type=workers_list,
+        default=None,
+        help="pool sizes to time, e.g. 2,4,8 (default: the size AsyncMemoryGraph picks)",
+    )
+    parser.add_argument(
+        "--server-pid", type=int, default=None, help="the Neo4j JVM's pid: its CPU per recall"
+    )
     parser.add_argument("--embedder", choices=["lookup", "minilm"], default="lookup")
     parser.add_argument("--neo4j", default=None, help="bolt URI; also times Neo4j")
     parser.add_argument("--no-local", action="store_true", help="skip the embedded store")

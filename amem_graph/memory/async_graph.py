@@ -1,13 +1,15 @@
 """``AsyncMemoryGraph``: the facade's calls as coroutines that never block the event loop.
 
-Each call runs the synchronous ``MemoryGraph`` call in a thread pool of its own. Both stores
-are safe to share between threads: the embedded store serialises its SQLite connection and
-mirrors under one lock, and the Neo4j driver pools connections and opens a session per call.
-On Neo4j a recall is mostly waiting on the server, so concurrent recalls overlap in the pool;
-on the embedded store a recall is CPU work under the store's lock and the GIL, so concurrency
-buys a free event loop rather than throughput (``bench/bench_async.py`` measures both). The
-driver's own async API would remove the threads but needs a second, async store
-implementation of the whole protocol; the pool gives the same overlap over the one store.
+Each call runs the synchronous ``MemoryGraph`` call in a bounded thread pool of its own. Both
+stores are safe to share between threads: the embedded store serialises its SQLite connection
+and mirrors under one lock, and the Neo4j driver pools connections and opens a session per
+call. A profile of a Neo4j recall (``bench/bench_async.py --server-pid``, issue 14) found it
+CPU-bound at both ends rather than waiting on the network: about 11 ms of client CPU (row
+decoding, fusion) and 20 ms of the server's CPU each, one round trip. So concurrency pays by
+keeping the server's cores and the client's busy at once, which a few threads in flight
+already do; the driver's async API would not cut that CPU (its decoding and our fusion still
+run under the GIL, then on the loop itself) and would need an async twin of the recall path.
+The pool is sized per store (``pool_size``) from the figures in ``bench/RESULTS.md``.
 """
 
 from __future__ import annotations
@@ -21,24 +23,42 @@ from types import TracebackType
 from typing import Any, ParamSpec, TypeVar
 
 from amem_graph.core.config import MemoryGraphConfig
+from amem_graph.core.errors import ValidationError
 from amem_graph.core.models import Agent, Hit, Memory, MemoryInput, Outcome
 from amem_graph.memory.episode import EpisodeSession
 from amem_graph.memory.graph import MemoryGraph
 from amem_graph.provenance.audit import AuditEvent
 from amem_graph.provenance.retraction import RestoreReport, RetractionReport
 from amem_graph.provenance.trace import Impact, Trace
+from amem_graph.stores.base import GraphStore
+from amem_graph.stores.factory import is_embedded
 
 P = ParamSpec("P")
 T = TypeVar("T")
 
-#: worker threads per graph: enough to keep a Neo4j server busy from one event loop
-DEFAULT_WORKERS = 16
+#: worker threads over a server store: enough recalls in flight to keep a server's cores
+#: and the client's busy at once (fewer left cores idle, more only queued and contended for
+#: the GIL: ``bench/RESULTS.md``, "Async (issue 14)")
+SERVER_WORKERS = 8
+#: worker threads over the embedded store: its calls serialise on the store's lock, so more
+#: threads only queue; two let one recall fuse while the next reads
+EMBEDDED_WORKERS = 2
+#: kept for callers that named it: the server store's pool size
+DEFAULT_WORKERS = SERVER_WORKERS
+
+
+def pool_size(store: GraphStore) -> int:
+    """The worker threads ``AsyncMemoryGraph`` gives a graph over ``store`` by default."""
+    return EMBEDDED_WORKERS if is_embedded(store) else SERVER_WORKERS
 
 
 class _Pool:
     """A thread pool that carries the caller's context variables into the worker."""
 
     def __init__(self, workers: int) -> None:
+        if isinstance(workers, bool) or not isinstance(workers, int) or workers < 1:
+            raise ValidationError(f"workers must be a whole number >= 1, not {workers!r}")
+        self.workers = workers
         self.executor = ThreadPoolExecutor(max_workers=workers, thread_name_prefix="amem-async")
 
     async def run(self, fn: Callable[P, T], /, *args: P.args, **kwargs: P.kwargs) -> T:
@@ -89,12 +109,19 @@ class AsyncEpisode:
 class AsyncMemoryGraph:
     """A ``MemoryGraph`` for asyncio code. ``await AsyncMemoryGraph.open(...)`` or wrap one.
 
-    Method names and arguments are ``MemoryGraph``'s; ``sync`` is the wrapped graph.
+    Method names and arguments are ``MemoryGraph``'s; ``sync`` is the wrapped graph. At most
+    ``workers`` calls run at once (default ``pool_size(graph.store)``); the rest wait their
+    turn without holding the loop.
     """
 
-    def __init__(self, graph: MemoryGraph, *, workers: int = DEFAULT_WORKERS) -> None:
+    def __init__(self, graph: MemoryGraph, *, workers: int | None = None) -> None:
         self.sync = graph
-        self._pool = _Pool(workers)
+        self._pool = _Pool(pool_size(graph.store) if workers is None else workers)
+
+    @property
+    def workers(self) -> int:
+        """How many calls may run at once."""
+        return self._pool.workers
 
     @classmethod
     async def open(
@@ -103,7 +130,7 @@ class AsyncMemoryGraph:
         *,
         embedder: object = "minilm",
         config: MemoryGraphConfig | None = None,
-        workers: int = DEFAULT_WORKERS,
+        workers: int | None = None,
         **store_options: Any,
     ) -> AsyncMemoryGraph:
         """``MemoryGraph.open`` in a thread (it may load a model or connect to a server)."""

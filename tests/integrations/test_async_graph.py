@@ -95,3 +95,56 @@ def test_open_loads_off_the_loop(tmp_path: object) -> None:
             return int(stats["counts"]["Memory"])
 
     assert asyncio.run(main()) == 1
+
+
+class CountingEmbedder(HashingEmbedder):
+    """Holds every query embedding until released, counting how many are held at once."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.release = threading.Event()
+        self.lock = threading.Lock()
+        self.inside = 0
+        self.most = 0
+
+    def embed_query(self, text: str) -> list[float]:
+        with self.lock:
+            self.inside += 1
+            self.most = max(self.most, self.inside)
+        try:
+            if not self.release.wait(timeout=10):
+                raise TimeoutError("never released")
+            return super().embed_query(text)
+        finally:
+            with self.lock:
+                self.inside -= 1
+
+
+def test_the_pool_bounds_how_many_calls_run_at_once(mg: MemoryGraph) -> None:
+    embedder = CountingEmbedder()
+    graph = MemoryGraph(mg.store, embedder)
+    graph.remember("The staging DB rotates its password on Mondays", id="db")
+
+    async def main() -> list[list[str]]:
+        amg = AsyncMemoryGraph(graph, workers=2)
+        assert amg.workers == 2
+        pending = [asyncio.ensure_future(amg.recall("password rotation", k=1)) for _ in range(6)]
+        for _ in range(100):  # until both workers hold a recall
+            await asyncio.sleep(0.01)
+            if embedder.inside == 2:
+                break
+        await asyncio.sleep(0.05)  # a third worker would have entered by now
+        held = embedder.inside
+        embedder.release.set()
+        hits = await asyncio.gather(*pending)
+        assert held == 2  # the other four waited their turn in the queue, not on the loop
+        return [[h.memory.id for h in found] for found in hits]
+
+    assert asyncio.run(main()) == [["db"]] * 6
+    assert embedder.most == 2
+
+
+@pytest.mark.parametrize("workers", [0, -3, 2.5, True, "8"])
+def test_a_bad_pool_size_is_refused(mg: MemoryGraph, workers: object) -> None:
+    with pytest.raises(ValidationError, match="workers"):
+        AsyncMemoryGraph(mg, workers=workers)  # type: ignore[arg-type]
