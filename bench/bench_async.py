@@ -38,7 +38,7 @@ from common import LookupEmbedder, corpus, items
 
 from amem_graph import MemoryGraph
 from amem_graph.embeddings import resolve_embedder
-from amem_graph.memory.async_graph import AsyncMemoryGraph, pool_size
+from amem_graph.memory.async_graph import DEFAULT_WORKERS, AsyncMemoryGraph
 from amem_graph.stores.neo4j import Neo4jStore
 
 BATCH = 1_000
@@ -49,10 +49,11 @@ class Lateness:
     """How late a 1 ms ticker on the event loop woke (ms), over one stretch of work."""
 
     p50: float
+    p99: float
     max: float
 
     def __str__(self) -> str:
-        return f"p50 {self.p50:.1f} / max {self.max:.1f} ms"
+        return f"p50 {self.p50:.1f} / p99 {self.p99:.1f} / max {self.max:.1f} ms"
 
 
 async def lateness(work: Callable[[], Awaitable[object]]) -> Lateness:
@@ -72,7 +73,8 @@ async def lateness(work: Callable[[], Awaitable[object]]) -> Lateness:
     await work()
     stop.set()
     await tick
-    return Lateness(statistics.median(late or [0.0]), max(late or [0.0]))
+    late = sorted(late or [0.0])
+    return Lateness(statistics.median(late), late[int(0.99 * (len(late) - 1))], late[-1])
 
 
 def load(mg: MemoryGraph, texts: list[str], scope: str, prefix: str) -> None:
@@ -120,8 +122,8 @@ class Run:
     conc: list[float] = field(default_factory=list)
     cpu: list[float] = field(default_factory=list)
     server: list[float] = field(default_factory=list)
-    busy: Lateness = Lateness(0.0, 0.0)
-    idle: Lateness = Lateness(0.0, 0.0)
+    busy: Lateness = Lateness(0.0, 0.0, 0.0)
+    idle: Lateness = Lateness(0.0, 0.0, 0.0)
 
     def ratio(self) -> float:
         """The median of each round's sequential / concurrent: each pair ran back to back,
@@ -188,7 +190,7 @@ def bench(name: str, mg: MemoryGraph, args: argparse.Namespace, texts: list[str]
     queries = texts[: args.queries] if args.embedder == "lookup" else [
         " ".join(text.split()[2:8]) for text in texts[: args.queries]
     ]  # fmt: skip
-    sizes = args.workers or [pool_size(mg.store)]
+    sizes = args.workers or [DEFAULT_WORKERS]
     runs, blocked = asyncio.run(measure(mg, sizes, queries, args, scope))
     for run in runs:
         report(name, run, args)

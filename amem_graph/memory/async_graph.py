@@ -9,7 +9,7 @@ decoding, fusion) and 20 ms of the server's CPU each, one round trip. So concurr
 keeping the server's cores and the client's busy at once, which a few threads in flight
 already do; the driver's async API would not cut that CPU (its decoding and our fusion still
 run under the GIL, then on the loop itself) and would need an async twin of the recall path.
-The pool is sized per store (``pool_size``) from the figures in ``bench/RESULTS.md``.
+The pool's size comes from the figures in ``bench/RESULTS.md``.
 """
 
 from __future__ import annotations
@@ -30,26 +30,14 @@ from amem_graph.memory.graph import MemoryGraph
 from amem_graph.provenance.audit import AuditEvent
 from amem_graph.provenance.retraction import RestoreReport, RetractionReport
 from amem_graph.provenance.trace import Impact, Trace
-from amem_graph.stores.base import GraphStore
-from amem_graph.stores.factory import is_embedded
 
 P = ParamSpec("P")
 T = TypeVar("T")
 
-#: worker threads over a server store: enough recalls in flight to keep a server's cores
-#: and the client's busy at once (fewer left cores idle, more only queued and contended for
-#: the GIL: ``bench/RESULTS.md``, "Async (issue 14)")
-SERVER_WORKERS = 8
-#: worker threads over the embedded store: its calls serialise on the store's lock, so more
-#: threads only queue; two let one recall fuse while the next reads
-EMBEDDED_WORKERS = 2
-#: kept for callers that named it: the server store's pool size
-DEFAULT_WORKERS = SERVER_WORKERS
-
-
-def pool_size(store: GraphStore) -> int:
-    """The worker threads ``AsyncMemoryGraph`` gives a graph over ``store`` by default."""
-    return EMBEDDED_WORKERS if is_embedded(store) else SERVER_WORKERS
+#: worker threads per graph, on either store: at load ~2 on 2 cores, 8 gave the best ratio of
+#: 50 gathered recalls to 50 sequential on both stores (4 and 16 less); on a saturated machine
+#: more threads only win CPU from other processes (``bench/RESULTS.md``, "Async (issue 14)")
+DEFAULT_WORKERS = 8
 
 
 class _Pool:
@@ -110,13 +98,13 @@ class AsyncMemoryGraph:
     """A ``MemoryGraph`` for asyncio code. ``await AsyncMemoryGraph.open(...)`` or wrap one.
 
     Method names and arguments are ``MemoryGraph``'s; ``sync`` is the wrapped graph. At most
-    ``workers`` calls run at once (default ``pool_size(graph.store)``); the rest wait their
+    ``workers`` calls run at once (default ``DEFAULT_WORKERS``); the rest wait their
     turn without holding the loop.
     """
 
     def __init__(self, graph: MemoryGraph, *, workers: int | None = None) -> None:
         self.sync = graph
-        self._pool = _Pool(pool_size(graph.store) if workers is None else workers)
+        self._pool = _Pool(DEFAULT_WORKERS if workers is None else workers)
 
     @property
     def workers(self) -> int:

@@ -33,11 +33,3 @@ def open_store(target: str | os.PathLike[str] | None, **neo4j_options: Any) -> G
 def is_neo4j_uri(target: str) -> bool:
     """Whether ``target`` names a Neo4j server rather than an embedded store."""
     return target.startswith(NEO4J_SCHEMES)
-
-
-def is_embedded(store: GraphStore) -> bool:
-    """Whether ``store`` is the embedded store (its reads are CPU work in this process)
-    rather than a server's."""
-    from amem_graph.stores.local import LocalStore
-
-    return isinstance(store, LocalStore)

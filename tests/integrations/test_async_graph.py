@@ -10,7 +10,7 @@ from collections.abc import Sequence
 import pytest
 
 from amem_graph import HashingEmbedder, MemoryGraph, NotFoundError, ValidationError
-from amem_graph.memory.async_graph import AsyncMemoryGraph
+from amem_graph.memory.async_graph import DEFAULT_WORKERS, AsyncMemoryGraph
 
 REQUEST = contextvars.ContextVar("request", default="none")
 
@@ -142,6 +142,10 @@ def test_the_pool_bounds_how_many_calls_run_at_once(mg: MemoryGraph) -> None:
 
     assert asyncio.run(main()) == [["db"]] * 6
     assert embedder.most == 2
+
+
+def test_the_default_pool_is_the_measured_size(mg: MemoryGraph) -> None:
+    assert AsyncMemoryGraph(mg).workers == DEFAULT_WORKERS == 8
 
 
 @pytest.mark.parametrize("workers", [0, -3, 2.5, True, "8"])
