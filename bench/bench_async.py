@@ -2,16 +2,20 @@
 
     python bench/bench_async.py                                  # embedded store (temp file)
     python bench/bench_async.py --neo4j bolt://127.0.0.1:7687    # and Neo4j
+    python bench/bench_async.py --neo4j URI --server-pid PID --workers 4,8,16
     python bench/bench_async.py --embedder minilm                # with the real query model
 
-For each store it loads ``--size`` memories, then times, in ``--rounds`` alternating blocks
-(each opened by one untimed pass), ``--queries`` recalls run sequentially with the sync
-``MemoryGraph`` and the same recalls gathered at once on an ``AsyncMemoryGraph``. It prints
-both wall times and their ratio (sequential / concurrent: above 1 is faster), the share of a
-sequential recall's wall time spent on the client's CPU (the rest is waiting, which threads
-can overlap given idle cores), and the event loop's worst lateness while the gathered recalls
-ran, beside one sync recall called on the loop (what an ``async def`` tool that calls
-``MemoryGraph.recall`` directly would block).
+For each store it loads ``--size`` memories, then runs ``--rounds`` rounds (after one untimed
+pass); in each round, for every pool size in ``--workers`` (default ``DEFAULT_WORKERS``),
+``--queries`` recalls run one after another on the sync ``MemoryGraph``, then the same
+recalls gathered at once on an ``AsyncMemoryGraph`` with that pool. It prints per store and
+pool size: both median wall times and the ratio (the median of each round's sequential /
+concurrent, so a change of the machine's load between rounds cancels; above 1 is faster),
+a sequential recall's client CPU (and with ``--server-pid``, the Neo4j JVM's CPU per recall,
+from /proc), and the event loop's lateness (a 1 ms ticker, p50 / p99 / max) while the
+recalls are gathered and, as the baseline, idle for as long; then the lateness during one
+sync recall called on the loop (what an ``async def`` tool that calls ``MemoryGraph.recall``
+directly would block).
 
 With ``--embedder lookup`` (the default) query vectors are precomputed, so the figures are
 the store's; ``minilm`` adds the model's query embedding to every recall. Like
@@ -22,6 +26,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import functools
 import os
 import statistics
 import sys
@@ -132,7 +137,12 @@ class Run:
 
 
 async def measure(
-    mg: MemoryGraph, sizes: list[int], queries: list[str], args: argparse.Namespace, scope: str
+    mg: MemoryGraph,
+    sizes: list[int],
+    queries: list[str],
+    args: argparse.Namespace,
+    scope: str,
+    pid: int | None,
 ) -> tuple[list[Run], Lateness]:
     """``--rounds`` rounds; in each, for every pool size, the recalls one after another then
     the same recalls gathered. Then the loop's lateness per pool size, while the recalls are
@@ -140,7 +150,7 @@ async def measure(
     ``async def`` tool calling ``MemoryGraph.recall`` directly would block)."""
     graphs = {n: AsyncMemoryGraph(mg, workers=n) for n in sizes}
     runs = {n: Run(n) for n in sizes}
-    k, pid, n_q = args.k, args.server_pid, len(queries)
+    k, n_q = args.k, len(queries)
     sequential(mg, queries, k, scope, None)
     for amg in graphs.values():
         await gathered(amg, queries, k, scope)
@@ -154,8 +164,8 @@ async def measure(
             run.conc.append(await gathered(amg, queries, k, scope))
     for n, amg in graphs.items():
         run = runs[n]
-        run.busy = await lateness(lambda amg=amg: gathered(amg, queries, k, scope))
-        run.idle = await lateness(lambda run=run: asyncio.sleep(min(run.conc) / 1000.0))
+        run.busy = await lateness(functools.partial(gathered, amg, queries, k, scope))
+        run.idle = await lateness(functools.partial(asyncio.sleep, min(run.conc) / 1000.0))
 
     async def blocking() -> object:
         return mg.recall(queries[0], k, scope)
@@ -163,11 +173,11 @@ async def measure(
     return list(runs.values()), await lateness(blocking)
 
 
-def report(name: str, run: Run, args: argparse.Namespace) -> None:
+def report(name: str, run: Run, args: argparse.Namespace, pid: int | None) -> None:
     s, c = statistics.median(run.seq), statistics.median(run.conc)
     busy = ", ".join(f"{v:.1f}" for v in os.getloadavg())
     cpu, srv = statistics.median(run.cpu), statistics.median(run.server)
-    server = f", server CPU {srv:.1f} ms" if args.server_pid else ""
+    server = f", server CPU {srv:.1f} ms" if pid else ""
     print(
         f"[{name}] {args.queries} recalls (k={args.k}, pool of {run.workers} threads, "
         f"embedder {args.embedder}): sequential {s:.0f} ms, concurrent {c:.0f} ms, "
@@ -191,9 +201,10 @@ def bench(name: str, mg: MemoryGraph, args: argparse.Namespace, texts: list[str]
         " ".join(text.split()[2:8]) for text in texts[: args.queries]
     ]  # fmt: skip
     sizes = args.workers or [DEFAULT_WORKERS]
-    runs, blocked = asyncio.run(measure(mg, sizes, queries, args, scope))
+    pid = args.server_pid if name == "neo4j" else None
+    runs, blocked = asyncio.run(measure(mg, sizes, queries, args, scope, pid))
     for run in runs:
-        report(name, run, args)
+        report(name, run, args, pid)
     print(f"[{name}] loop lateness during one sync recall called on the loop: {blocked}")
 
 
