@@ -40,6 +40,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from common import LookupEmbedder, corpus, items
+from results import emit
 
 from amem_graph import MemoryGraph
 from amem_graph.embeddings import resolve_embedder
@@ -188,6 +189,16 @@ def report(name: str, run: Run, args: argparse.Namespace, pid: int | None) -> No
         f"[{name}]   per sequential recall: wall {s / args.queries:.1f} ms, client CPU "
         f"{cpu:.1f} ms{server}; loop lateness: concurrent {run.busy}, idle {run.idle}",
         flush=True,
+    )
+    emit(
+        "embedded" if name == "local" else "neo4j",
+        f"{args.queries} gathered recalls, AsyncMemoryGraph pool of {run.workers} "
+        f"({args.size:,} memories); loop lateness p50 / max",
+        f"{c:.0f} ms; {run.busy.p50:.1f} / {run.busy.max:.1f} ms",
+        baseline=f"{args.queries} sequential {s:.0f} ms; idle loop {run.idle.max:.1f} ms max",
+        ratio=round(run.ratio(), 2),
+        goal="> 1x",
+        met=run.ratio() > 1.0,
     )
 
 
