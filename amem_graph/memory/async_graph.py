@@ -7,9 +7,10 @@ call. A profile of a Neo4j recall (``bench/bench_async.py --server-pid``, issue 
 CPU-bound at both ends rather than waiting on the network: about 11 ms of client CPU (row
 decoding, fusion) and 20 ms of the server's CPU each, one round trip. So concurrency pays by
 keeping the server's cores and the client's busy at once, which a few threads in flight
-already do; the driver's async API would not cut that CPU (its decoding and our fusion still
-run under the GIL, then on the loop itself) and would need an async twin of the recall path.
-The pool's size comes from the figures in ``bench/RESULTS.md``.
+already do. The driver's async API does not cut that CPU: on recall's statement alone it was
+no faster than threads and held the loop longer, its decoding running on the loop
+(``bench/bench_async_driver.py``), and it would need an async twin of the recall path. The
+pool's size comes from the figures in ``bench/RESULTS.md``.
 """
 
 from __future__ import annotations
