@@ -204,7 +204,8 @@ class AnnIndex:
         self._synced = weakref.ref(mirror)
 
     def _wanted(self, mirror: _Mirror, pos: np.ndarray) -> np.ndarray:
-        return pos[mirror.alive[pos] & mirror.has_vec[pos]]
+        kept: np.ndarray = pos[mirror.alive[pos] & mirror.has_vec[pos]]
+        return kept
 
     def _reconcile(self, mirror: _Mirror, keys: np.ndarray, hashes: np.ndarray) -> None:
         """Keep the held rows whose rid and vector the mirror still has; add the others."""
