@@ -52,7 +52,8 @@ class LocalSearch(LocalConnection):
         *,
         ann_threshold: int | None = ANN_THRESHOLD,
     ) -> None:
-        if ann_threshold is not None and (isinstance(ann_threshold, bool) or ann_threshold < 1):
+        bad = not isinstance(ann_threshold, int) or isinstance(ann_threshold, bool)
+        if ann_threshold is not None and (bad or ann_threshold < 1):
             raise ValidationError(
                 f"ann_threshold must be a positive int or None, not {ann_threshold!r}"
             )
