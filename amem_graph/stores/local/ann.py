@@ -40,7 +40,7 @@ DTYPE = "f16"
 #: a reconcile touching more than this share of the rows builds the index anew
 _REBUILD_SHARE = 0.2
 _FORMAT = 1
-_HASH_CHUNK = 65_536
+_HASH_CHUNK = 8192
 _MULT = np.random.default_rng(0x5EED).integers(1, 2**62, size=4096, dtype=np.uint64) * 2 + 1
 _warned = False
 
