@@ -310,6 +310,12 @@ _GROW = 4
 _FETCH_LIMIT = 4096
 
 
+def fetch_for(k: int, share: float) -> int:
+    """Candidates first asked of the index for k hits when the filter admits ``share`` of it:
+    enough that about k pass the filter, with room for the exact re-scoring to reorder."""
+    return max(2 * k, int(k / max(share, 1e-9) * 1.5) + 10)
+
+
 def ann_top(
     mirror: _Mirror, index: AnnIndex, q: np.ndarray, k: int, mask: np.ndarray, pos: np.ndarray
 ) -> list[tuple[str, float]]:
@@ -318,8 +324,7 @@ def ann_top(
     admits, grown while fewer than k pass it, and searched exactly over ``pos`` when even a
     wide fetch does not find k (a filter the index cannot serve loses no hits)."""
     total = len(index)
-    share = len(pos) / max(total, 1)
-    fetch = max(2 * k, int(k / max(share, 1e-9) * 1.5) + 10)
+    fetch = fetch_for(k, len(pos) / max(total, 1))
     while fetch <= max(_FETCH_LIMIT, 2 * k) and fetch < total // 4:
         cand = index.candidates(q, fetch)
         cand = np.unique(cand[mask[cand] & mirror.has_vec[cand]])
