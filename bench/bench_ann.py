@@ -19,6 +19,7 @@ import os
 import tempfile
 import time
 from collections.abc import Callable
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -27,7 +28,7 @@ from threadpoolctl import threadpool_limits
 
 from amem_graph.core.config import RetrievalConfig
 from amem_graph.recall.retriever import vector_depth
-from amem_graph.stores.local.ann import fetch_for
+from amem_graph.stores.local.ann import ANN_THRESHOLD, fetch_for
 from bench.common import pct
 
 DIMS = 384
@@ -368,14 +369,108 @@ def bench_size(x: np.ndarray, libs: list[str], n_queries: int, seed: int) -> lis
     return rows
 
 
+def bench_store(n: int, n_queries: int) -> dict[str, Any]:
+    """The integrated path: a LocalStore of n memories searched with the index (the default
+    threshold) and exactly (``ann_threshold=None``), the index built, saved and loaded."""
+    from amem_graph.core.models import Memory, content_hash
+    from amem_graph.stores.base import MemoryFilter, WriteBatch
+    from amem_graph.stores.local.store import LocalStore
+
+    x = clustered(n, seed=5)
+    t0 = datetime(2026, 1, 1, tzinfo=UTC)
+    forced = min(n, ANN_THRESHOLD)  # a small store too goes through the index
+    row: dict[str, Any] = {"lib": "store", "n": n}
+    with tempfile.TemporaryDirectory(dir="/tmp") as tmp:
+        path = os.path.join(tmp, "store.db")
+        store = LocalStore(path, ann_threshold=None)
+        store.ensure_embedder("bench", DIMS)
+        for start in range(0, n, 5000):
+            batch = [
+                Memory(id=f"m{i}", content=f"m{i}", created_at=t0, valid_from=t0,
+                       content_hash=content_hash(f"m{i}"), embedding=x[i].tolist())
+                for i in range(start, min(n, start + 5000))
+            ]  # fmt: skip
+            store.apply(WriteBatch(memories=batch))
+        store.close()
+        rng = np.random.default_rng(9)
+        qs = x[rng.choice(n, n_queries, replace=False)]
+        qs = qs + rng.standard_normal(qs.shape).astype(np.float32) * (0.5 / np.sqrt(DIMS))
+        qs /= np.linalg.norm(qs, axis=1, keepdims=True)
+        flt = MemoryFilter()
+        exact, ann = LocalStore(path, ann_threshold=None), LocalStore(path, ann_threshold=forced)
+        t = time.perf_counter()
+        ann.vector_search(qs[0].tolist(), 10, flt)
+        row["first_search_build_s"] = time.perf_counter() - t
+        for k in (10, DEPTH):
+            for name, st in (("exact", exact), ("ann", ann)):
+                ms, hits = [], []
+                for q in qs:
+                    t = time.perf_counter()
+                    hits.append([h for h, _ in st.vector_search(q.tolist(), k, flt)])
+                    ms.append((time.perf_counter() - t) * 1000)
+                row[f"{name}_p50_k{k}"], row[f"{name}_p95_k{k}"] = pct(ms, 50), pct(ms, 95)
+                if name == "exact":
+                    truth = hits
+            got = [np.asarray([int(h[1:]) for h in g]) for g in hits]
+            ref = [np.asarray([int(h[1:]) for h in g]) for g in truth]
+            row[f"store_recall@{k}"] = recall(got, ref, k)
+        ann.close()
+        t = time.perf_counter()
+        again = LocalStore(path, ann_threshold=forced)
+        again.vector_search(qs[0].tolist(), 10, flt)
+        row["reopen_first_search_s"] = time.perf_counter() - t
+        row["reopen_sync"] = again._ann.last_sync if again._ann else None
+        row["ann_file_mb"] = os.path.getsize(path + ".ann") / 2**20
+        again.close()
+        exact.close()
+    print(json.dumps(row), flush=True)
+    return row
+
+
+def table(path: str) -> str:
+    """Markdown rows of a ``--out`` file (library rows; store rows in a second table)."""
+    with open(path) as f:
+        rows = [json.loads(line) for line in f]
+    head = (
+        "| data | n | library | build s | index MB (RSS) | file MB | save / load s "
+        "| add ms/1k | delete ms/1k | ef | recall@10 raw / store | p50 / p95 ms k=10 "
+        f"| p50 / p95 ms k={DEPTH} | exact p50 / p95 ms k={DEPTH} (1 BLAS thread) |\n"
+        + "|---" * 14
+        + "|\n"
+    )
+    out = []
+    for r in rows:
+        if r["lib"] == "store":
+            continue
+        dele = "no" if r.get("delete_ms_per_1k") is None else f"{r['delete_ms_per_1k']:.1f}"
+        one = r.get(f"exact1t_p50_k{DEPTH}")
+        ones = "" if one is None else f" ({one:.1f} / {r[f'exact1t_p95_k{DEPTH}']:.1f})"
+        out.append(
+            f"| {r['data']} | {r['n']:,} | {r['lib']} | {r['build_s']:.1f} "
+            f"| {r['index_mb']:.0f} | {r['file_mb']:.0f} | {r['save_s']:.2f} / {r['load_s']:.2f} "
+            f"| {r['add_ms_per_1k']:.0f} | {dele} | {r['ef']} "
+            f"| {r.get('recall10_raw', r['recall10']):.4f} / "
+            f"{r.get('recall10_rescored_depth', r['recall10']):.4f} "
+            f"| {r['p50_k10']:.2f} / {r['p95_k10']:.2f} "
+            f"| {r[f'p50_k{DEPTH}']:.2f} / {r[f'p95_k{DEPTH}']:.2f} "
+            f"| {r[f'exact_p50_k{DEPTH}']:.1f} / {r[f'exact_p95_k{DEPTH}']:.1f}{ones} |"
+        )
+    return head + "\n".join(out)
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--sizes", default="10000,100000,250000,1000000")
     ap.add_argument("--libs", default="all", help="comma list of " + ", ".join(LIBS))
     ap.add_argument("--queries", type=int, default=200)
     ap.add_argument("--real", type=int, default=0, help="also a run on N MiniLM vectors")
+    ap.add_argument("--store", type=int, default=0, help="also the integrated store at N")
     ap.add_argument("--out", default="", help="append JSON rows to this file")
+    ap.add_argument("--table", default="", help="print a --out file as a markdown table")
     args = ap.parse_args()
+    if args.table:
+        print(table(args.table))
+        return
     wanted = list(LIBS) if args.libs == "all" else args.libs.split(",")
     libs = [name for name in wanted if installed(name)]
     for name in sorted(set(wanted) - set(libs)):
@@ -386,6 +481,8 @@ def main() -> None:
         x = real_vectors(args.real)
         for row in bench_size(x, libs, min(args.queries, len(x) // 10), seed=3):
             rows.append(row | {"data": "minilm"})
+    if args.store:
+        rows.append(bench_store(args.store, args.queries) | {"data": "clustered"})
     for n in [int(s) for s in args.sizes.split(",") if s]:
         x = clustered(n)
         rows += [r | {"data": "clustered"} for r in bench_size(x, libs, args.queries, seed=n)]

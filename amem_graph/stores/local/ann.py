@@ -36,7 +36,7 @@ CONNECTIVITY = 16
 EXPANSION_ADD = 128
 EXPANSION_SEARCH = 128
 #: vectors are kept as float16 in the index: half the memory, and hits are re-scored exactly
-DTYPE = "f16"
+DTYPE = "i8"
 #: a reconcile touching more than this share of the rows builds the index anew
 _REBUILD_SHARE = 0.2
 _FORMAT = 1
