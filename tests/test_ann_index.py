@@ -88,6 +88,11 @@ def recall(got: list[list[str]], truth: list[list[str]]) -> float:
     return found / sum(len(t) for t in truth)
 
 
+def data_files(db: Path) -> list[Path]:
+    """The index's data files beside ``<db>.ann`` (the file naming the current one)."""
+    return sorted(db.parent.glob(f"{db.name}.ann.*-*"))
+
+
 @pytest.fixture
 def data() -> np.ndarray:
     return clustered(N)
@@ -165,9 +170,24 @@ def test_index_persists_across_reopen(db: Path, data: np.ndarray) -> None:
     before = [store.vector_search(v.tolist(), 10, ANY) for v in q]
     assert store._ann is not None and store._ann.last_sync == "built"
     store.close()
-    assert Path(f"{db}.ann").exists() and Path(f"{db}.ann.meta").exists()
+    assert Path(f"{db}.ann").exists() and len(data_files(db)) == 1
     again = open_store(db)
     assert [again.vector_search(v.tolist(), 10, ANY) for v in q] == before
+    assert again._ann is not None and again._ann.last_sync == "loaded"
+
+
+def test_two_processes_saving_leave_one_loadable_index(db: Path, data: np.ndarray) -> None:
+    q = queries(data, 2)
+    a, b = open_store(db), open_store(db)
+    a.vector_search(q[0].tolist(), 10, ANY)  # each builds and saves its own index
+    b.vector_search(q[0].tolist(), 10, ANY)
+    b.apply(WriteBatch(memories=[mem("late", q[1])]))
+    assert ids(a.vector_search(q[1].tolist(), 1, ANY)) == ["late"]
+    a.close()  # saves the index holding "late"; b has nothing new to save
+    b.close()
+    assert len(data_files(db)) == 1
+    again = open_store(db)
+    assert ids(again.vector_search(q[1].tolist(), 1, ANY)) == ["late"]
     assert again._ann is not None and again._ann.last_sync == "loaded"
 
 
@@ -232,7 +252,7 @@ def test_damaged_index_file_is_rebuilt(
     store = open_store(db)
     store.vector_search(q[0].tolist(), 10, ANY)
     store.close()
-    target = Path(f"{db}.ann.meta" if damage == "meta" else f"{db}.ann")
+    target = Path(f"{db}.ann") if damage == "meta" else data_files(db)[0]
     blob = target.read_bytes()
     target.write_bytes(b"\x00junk" * 100 if damage != "truncated" else blob[: len(blob) // 2])
     exact = open_store(db, None)

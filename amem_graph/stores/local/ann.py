@@ -14,10 +14,13 @@ applies them first. bench/bench_ann.py chose the library and the parameters belo
 from __future__ import annotations
 
 import contextlib
+import glob
 import importlib.util
 import json
 import logging
 import os
+import time
+import uuid
 import weakref
 import zlib
 from typing import TYPE_CHECKING, Any
@@ -97,7 +100,7 @@ class AnnIndex:
 
     def __init__(self, dims: int, path: str | None) -> None:
         self.dims = dims
-        #: the index file, ``<db>.ann`` (its keys, hashes and checksum in ``<db>.ann.meta``)
+        #: ``<db>.ann``: keys, hashes, checksum and the name of the data file beside it
         self.path = path
         self._index = _new_index(dims)
         self._synced: weakref.ref[_Mirror] | None = None
@@ -120,32 +123,33 @@ class AnnIndex:
     # -- persistence ----------------------------------------------------------------------
 
     def _load(self, path: str) -> None:
-        """Read ``path`` if it and its meta agree (size, checksum, dims); else start empty."""
-        meta_path = path + ".meta"
-        if not (os.path.exists(path) and os.path.exists(meta_path)):
+        """Read the index ``path`` names if it agrees with it (size, checksum, dims, count);
+        else start empty (the first sync builds it)."""
+        if not os.path.exists(path):
             return
         try:
-            with np.load(meta_path, allow_pickle=False) as meta:
+            with np.load(path, allow_pickle=False) as meta:
                 head = json.loads(str(meta["head"]))
                 keys = np.asarray(meta["keys"], dtype=np.int64)
                 hashes = np.asarray(meta["hashes"], dtype=np.uint64)
+            data = os.path.join(os.path.dirname(path), str(head.get("data")))
             ok = (
                 head.get("format") == _FORMAT
                 and head.get("dims") == self.dims
                 and head.get("dtype") == DTYPE
-                and head.get("size") == os.path.getsize(path)
-                and head.get("crc") == _crc(path)
+                and head.get("size") == os.path.getsize(data)
+                and head.get("crc") == _crc(data)
                 and len(keys) == len(hashes)
             )
             if ok:
                 index = _new_index(self.dims)
-                index.load(path)
+                index.load(data)
                 ok = len(index) == len(keys)
-        except (OSError, ValueError, KeyError, RuntimeError, TypeError) as exc:
+        except (OSError, ValueError, KeyError, RuntimeError, TypeError, EOFError) as exc:
             log.warning("the ANN index at %s is unreadable (%s): rebuilding it", path, exc)
             return
         if not ok:
-            log.warning("the ANN index at %s does not match its meta: rebuilding it", path)
+            log.warning("the ANN index at %s does not match its data: rebuilding it", path)
             return
         self._index = index
         index.expansion_search = EXPANSION_SEARCH
@@ -153,21 +157,27 @@ class AnnIndex:
         self.last_sync = "loaded"
 
     def save(self) -> None:
-        """Write the index and its meta beside the SQLite file (each atomically replaced)."""
+        """Write the graph to a new data file, then atomically replace ``<db>.ann`` (keys,
+        hashes, checksum and the data file's name): a reader sees the old pair or the new one,
+        however many processes save at once. Data files finished before this one began are
+        no longer named by anyone and are removed."""
         if self.path is None or not self._unsaved:
             return
         valid = self._key_of_pos >= 0
-        tmp = f"{self.path}.tmp-{os.getpid()}"
+        started = time.time()
+        data = f"{self.path}.{os.getpid()}-{uuid.uuid4().hex[:12]}"
+        tmp = data + ".tmp"
         try:
-            self._index.save(tmp)
+            self._index.save(data)
             head = {
                 "format": _FORMAT,
                 "dims": self.dims,
                 "dtype": DTYPE,
-                "size": os.path.getsize(tmp),
-                "crc": _crc(tmp),
+                "data": os.path.basename(data),
+                "size": os.path.getsize(data),
+                "crc": _crc(data),
             }
-            with open(tmp + ".meta", "wb") as f:
+            with open(tmp, "wb") as f:
                 np.savez(
                     f,
                     head=np.asarray(json.dumps(head)),
@@ -175,13 +185,17 @@ class AnnIndex:
                     hashes=self._hash_of_pos[valid],
                 )
             os.replace(tmp, self.path)
-            os.replace(tmp + ".meta", self.path + ".meta")
             self._unsaved = False
         except OSError as exc:  # a read-only directory: the index still works in memory
             log.warning("cannot save the ANN index at %s: %s", self.path, exc)
-            for leftover in (tmp, tmp + ".meta"):
+            for leftover in (data, tmp):
                 with contextlib.suppress(OSError):
                     os.remove(leftover)
+            return
+        for old in glob.glob(glob.escape(self.path) + ".*-*"):
+            with contextlib.suppress(OSError):
+                if old != data and os.path.getmtime(old) < started:
+                    os.remove(old)
 
     # -- keeping in step with the mirror --------------------------------------------------
 
