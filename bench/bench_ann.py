@@ -16,6 +16,7 @@ import gc
 import importlib.util
 import json
 import os
+import sys
 import tempfile
 import time
 from collections.abc import Callable
@@ -26,10 +27,14 @@ from typing import Any
 import numpy as np
 from threadpoolctl import threadpool_limits
 
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # this checkout, not an install
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from common import pct
+
 from amem_graph.core.config import RetrievalConfig
 from amem_graph.recall.retriever import vector_depth
 from amem_graph.stores.local.ann import ANN_THRESHOLD, fetch_for
-from bench.common import pct
 
 DIMS = 384
 #: recall's vector depth for k=10 (what a recall asks the vector path for)
