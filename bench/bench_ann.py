@@ -425,7 +425,8 @@ def bench_store(n: int, n_queries: int) -> dict[str, Any]:
         again.vector_search(qs[0].tolist(), 10, flt)
         row["reopen_first_search_s"] = time.perf_counter() - t
         row["reopen_sync"] = again._ann.last_sync if again._ann else None
-        row["ann_file_mb"] = os.path.getsize(path + ".ann") / 2**20
+        files = Path(tmp).glob("store.db.ann*")  # <db>.ann and the data file it names
+        row["ann_files_mb"] = sum(f.stat().st_size for f in files) / 2**20
         again.close()
         exact.close()
     print(json.dumps(row), flush=True)
