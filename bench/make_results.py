@@ -41,6 +41,8 @@ def commands(neo4j: str | None, full: bool) -> list[list[str]]:
         runs = [[*r, "--neo4j", neo4j] for r in runs]
     # embedded only: what another process's commit costs the next read
     runs.append(["bench/bench_refresh.py", "--sizes", sizes])
+    # embedded only: the ANN index against exact top-k (libraries not installed are skipped)
+    runs.append(["bench/bench_ann.py", "--sizes", sizes, "--libs", "usearch-i8,hnswlib"])
     return runs
 
 

@@ -18,6 +18,7 @@ from amem_graph.stores.local.bm25 import BM25Index
 #: mirror column -> value of an empty slot
 _GROW_FILL: dict[str, float] = {
     "vectors": 0.0,
+    "rid": -1,
     "alive": 0.0,
     "has_vec": 0.0,
     "scope": -1,
@@ -51,6 +52,10 @@ class _Mirror:
         self.ids: list[str] = []
         cap = 1024
         self.vectors = np.zeros((cap, dims), dtype=np.float32)
+        #: each row's SQLite rid: the ANN index's key, the same in every process
+        self.rid = np.full(cap, -1, dtype=np.int64)
+        #: rows touched since the ANN index last looked (None: no index is kept)
+        self.dirty: set[int] | None = None
         self.alive = np.zeros(cap, dtype=bool)
         self.has_vec = np.zeros(cap, dtype=bool)
         self.scope = np.full(cap, -1, dtype=np.int32)
@@ -107,6 +112,9 @@ class _Mirror:
             self.ids.append(mid)
             self.pos[mid] = i
         self.alive[i] = True
+        self.rid[i] = row["rid"]
+        if self.dirty is not None:
+            self.dirty.add(i)
         blob = row["embedding"]
         if blob is not None and len(blob) == 4 * self.dims:
             self.vectors[i] = np.frombuffer(blob, dtype=np.float32)
@@ -130,6 +138,8 @@ class _Mirror:
         self._changed()
         i = self.pos.get(mid)
         if i is not None:
+            if self.dirty is not None:
+                self.dirty.add(i)
             self.alive[i] = False
             self.has_vec[i] = False
             self.bm25.remove(i)

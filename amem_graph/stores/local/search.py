@@ -3,6 +3,7 @@ siblings and edges; ``search``, ``neighbourhood`` and ``search_expand`` made of 
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterable, Sequence
 from typing import Any
 
@@ -24,12 +25,61 @@ from amem_graph.stores.base import (
     search_by_parts,
     search_expand_by_parts,
 )
-from amem_graph.stores.local.mirror import _STATUS_NAMES
+from amem_graph.stores.local.ann import (
+    ANN_THRESHOLD,
+    AnnIndex,
+    ann_available,
+    ann_top,
+    warn_missing,
+)
+from amem_graph.stores.local.mirror import _STATUS_NAMES, _Mirror
 from amem_graph.stores.local.sqlite import LocalConnection
 
 
 class LocalSearch(LocalConnection):
-    """Searches and walks on the numpy, BM25 and networkx mirrors, under the filter."""
+    """Searches and walks on the numpy, BM25 and networkx mirrors, under the filter.
+
+    ``ann_threshold``: stores with at least this many memories search vectors through the
+    ANN index (``ann.py``, persisted as ``<db>.ann``) when usearch is installed; smaller ones,
+    and filters admitting few rows (the selective fast path), are searched exactly. ``None``
+    keeps every search exact.
+    """
+
+    def __init__(
+        self,
+        path: str | os.PathLike[str] = ":memory:",
+        busy_timeout: float = 30.0,
+        *,
+        ann_threshold: int | None = ANN_THRESHOLD,
+    ) -> None:
+        bad = not isinstance(ann_threshold, int) or isinstance(ann_threshold, bool)
+        if ann_threshold is not None and (bad or ann_threshold < 1):
+            raise ValidationError(
+                f"ann_threshold must be a positive int or None, not {ann_threshold!r}"
+            )
+        super().__init__(path, busy_timeout)
+        self.ann_threshold = ann_threshold
+        self._ann: AnnIndex | None = None
+
+    def _ann_for(self, mirror: _Mirror) -> AnnIndex | None:
+        """The ANN index synced with ``mirror``, or None when the search should be exact."""
+        if self.ann_threshold is None or len(mirror.ids) < self.ann_threshold:
+            return None
+        if not ann_available():
+            warn_missing()
+            return None
+        if self._ann is None or self._ann.dims != mirror.dims:
+            where = None if self.path == ":memory:" else self.path + ".ann"
+            self._ann = AnnIndex(mirror.dims, where)
+        self._ann.sync(mirror)
+        return self._ann
+
+    def close(self) -> None:
+        with self._lock:
+            if self._ann is not None and not self._closed:
+                self._ann.save()
+            self._ann = None
+        super().close()
 
     def edges(
         self,
@@ -87,8 +137,11 @@ class LocalSearch(LocalConnection):
             norm = float(np.linalg.norm(q))
             if norm > 0:
                 q = q / norm
-            _, pos = mirror.admitted(flt)
+            mask, pos = mirror.admitted(flt)
             pos = pos[mirror.has_vec[pos]]
+            index = None if mirror.selective(len(pos)) else self._ann_for(mirror)
+            if index is not None:
+                return ann_top(mirror, index, q, k, mask, pos)
             return mirror.top_at(pos, mirror.cosines(q, pos), k)
 
         return self._guard("searching vectors", run)

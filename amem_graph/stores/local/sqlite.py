@@ -21,7 +21,8 @@ from amem_graph.stores.local.mirror import _Mirror
 
 SCHEMA_VERSION = "1"
 _MIRROR_COLUMNS = (
-    "id, scope, status, agent, task, created_at, valid_from, valid_to, search_text, embedding, "
+    "rid, id, scope, status, agent, task, created_at, valid_from, valid_to, search_text, "
+    "embedding, "
     "coalesce(json_extract(doc, '$.importance'), 0.5) AS importance, "
     "coalesce(json_extract(doc, '$.successes'), 0) AS successes, "
     "coalesce(json_extract(doc, '$.failures'), 0) AS failures"

@@ -13,10 +13,15 @@
   so reads are never stale and never see half a commit. The store's own commits update the
   mirrors in place. The log keeps its last 2,000 rows; a reader further behind rebuilds whole.
 
+- Past ``ann_threshold`` memories (100k by default, bench/RESULTS.md) vector search asks an
+  HNSW index (``ann``, usearch, the ``[ann]`` extra) for candidates, saved as ``<db>.ann``
+  beside the file and reconciled with the mirror row by row; every hit is re-scored exactly
+  and filtered by the mirror, and selective filters stay exact. Without usearch it is exact.
+
 One module per concern, each a part of ``LocalStore``: ``sqlite`` (the file, its schema, the
 error mapping, the embedder, keeping the mirror fresh), ``mirror`` (the numpy, BM25 and networkx
 read mirror), ``writes`` (``apply``), ``reads`` (lookups in SQLite) and ``search`` (searches and
-walks on the mirror).
+walks on the mirror, through ``ann`` when the store is large).
 """
 
 from __future__ import annotations
