@@ -188,13 +188,24 @@ class _Mirror:
         store scored; both padded to ``_ROW_BLOCK`` rows, so the values are the same."""
         n = len(self.ids)
         if self.selective(len(pos)):
-            padded = np.zeros(-(-len(pos) // _ROW_BLOCK) * _ROW_BLOCK, dtype=np.int64)
-            padded[: len(pos)] = pos
-            scores: np.ndarray = (self.vectors[padded] @ q)[: len(pos)]
-            return scores
+            return self.gathered(q, pos)
         rows = -(-n // _ROW_BLOCK) * _ROW_BLOCK  # within capacity: it is a multiple too
-        scores = (self.vectors[:rows] @ q)[pos]
+        scores: np.ndarray = (self.vectors[:rows] @ q)[pos]
         return scores
+
+    def gathered(self, q: np.ndarray, pos: np.ndarray) -> np.ndarray:
+        """``cosines`` of a few rows: they are gathered (padded) and scored alone."""
+        padded = np.zeros(-(-len(pos) // _ROW_BLOCK) * _ROW_BLOCK, dtype=np.int64)
+        padded[: len(pos)] = pos
+        scores: np.ndarray = (self.vectors[padded] @ q)[: len(pos)]
+        return scores
+
+    def cosines_many(self, queries: np.ndarray, pos: np.ndarray) -> np.ndarray:
+        """``vectors[pos] @ queries.T`` in one matrix product: close to ``cosines`` of each
+        query (not bit for bit), for shortlisting."""
+        if self.selective(len(pos)):
+            return self.vectors[pos] @ queries.T  # type: ignore[no-any-return]
+        return (self.vectors[: len(self.ids)] @ queries.T)[pos]  # type: ignore[no-any-return]
 
     def _compute_mask(self, flt: MemoryFilter) -> np.ndarray:
         n = len(self.ids)
