@@ -1,0 +1,103 @@
+"""The embedded store's batched vector search and ``ingest(bulk=True)``, against the paths they
+stand in for."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from amem_graph import HashingEmbedder, MemoryGraph
+from amem_graph.core.errors import NotFoundError, ValidationError
+from amem_graph.memory.vectors import CheckedEmbedder
+from amem_graph.stores.base import MemoryFilter, vector_search_many
+from amem_graph.stores.local.store import LocalStore
+
+
+def _store(path: Path, n: int, scopes: int) -> tuple[MemoryGraph, np.ndarray]:
+    mg = MemoryGraph.open(path, embedder=HashingEmbedder(dims=64))
+    rng = np.random.default_rng(3)
+    items = [
+        {"content": f"memory {i} about {rng.integers(0, 40)}", "id": f"m{i}",
+         "scope": f"s{i % scopes}"}
+        for i in range(n)
+    ]  # fmt: skip
+    mg.ingest(items, bulk=True)
+    return mg, rng.standard_normal((30, 64)).astype(np.float32)
+
+
+@pytest.mark.parametrize("scopes", [1, 8])
+def test_batched_search_answers_exactly_as_one_search_each(tmp_path: Path, scopes: int) -> None:
+    mg, queries = _store(tmp_path / "s.db", 600, scopes)
+    with mg:
+        flts = [MemoryFilter(scopes=(f"s{j % scopes}",), statuses=("active",)) for j in range(30)]
+        flts[0] = MemoryFilter(scopes=tuple(f"s{s}" for s in range(scopes)))  # the whole store
+        searches = [(q.tolist(), f) for q, f in zip(queries, flts, strict=True)]
+        assert isinstance(mg.store, LocalStore)
+        many = vector_search_many(mg.store, searches, 7)
+        one = [mg.store.vector_search(v, 7, f) for v, f in searches]
+        assert many == one  # same ids, same order, same float scores bit for bit
+        assert all(len(hits) == 7 for hits in many)
+
+
+def test_bulk_ingest_writes_notes_but_no_links_or_merges(tmp_path: Path) -> None:
+    with MemoryGraph.open(tmp_path / "b.db", embedder=HashingEmbedder(dims=64)) as mg:
+        text = "the deploy runner pool is eu-west-2 for the payments service"
+        normal = mg.ingest([{"content": text, "scope": "a"}, {"content": text, "scope": "a"}])
+        assert len(normal.written) == 1 and normal.merged == {1: normal.memories[0].id}
+        bulk = mg.ingest([{"content": text, "scope": "b"}, {"content": text, "scope": "b"}],
+                         bulk=True)  # fmt: skip
+        assert len(bulk.written) == 2 and not bulk.merged
+        first = mg.get(bulk.written[0])
+        assert first.note_keywords  # the note is still built
+        linked = [e for e in mg.store.edges(bulk.written, types=("LINKED",))]
+        assert linked == []
+
+
+def test_bulk_ingest_is_all_or_nothing_and_checks_its_flag(tmp_path: Path) -> None:
+    with MemoryGraph.open(tmp_path / "c.db", embedder=HashingEmbedder(dims=64)) as mg:
+        with pytest.raises(NotFoundError, match="derived_from"):
+            mg.ingest([{"content": "ok", "id": "a"},
+                       {"content": "bad", "id": "b", "derived_from": ["nope"]}], bulk=True)  # fmt: skip
+        assert mg.get_many(["a", "b"]) == {}
+        with pytest.raises(ValidationError, match="bulk must be"):
+            mg.ingest([{"content": "x"}], bulk="yes")  # type: ignore[arg-type]
+        with pytest.raises(ValidationError, match="cannot supersede"):
+            mg.ingest([{"content": "x", "supersedes": "a"}], bulk=True)
+
+
+class _Rows:
+    name, dims = "rows", 3
+
+    def __init__(self, rows: object) -> None:
+        self.rows = rows
+
+    def embed_documents(self, texts: object) -> object:
+        return self.rows
+
+    def embed_query(self, text: str) -> object:
+        return [0.0, 0.0, 1.0]
+
+
+@pytest.mark.parametrize(
+    ("rows", "message"),
+    [
+        ([[1.0, True, 0.5]], "value 1 is True"),  # numpy would make the bool a float
+        ([[1.0, float("nan"), 0.5]], "not a finite number"),
+        ([[1.0, 2.0]], "2 dimensions"),
+        (np.array([[1.0, np.inf, 0.0]]), "not a finite number"),
+    ],
+)
+def test_checked_embedder_fast_path_refuses_what_the_slow_one_does(
+    rows: object, message: str
+) -> None:
+    with pytest.raises(ValidationError, match=message):
+        CheckedEmbedder(_Rows(rows)).embed_documents(["t"])  # type: ignore[arg-type]
+
+
+def test_checked_embedder_returns_plain_floats() -> None:
+    out = CheckedEmbedder(_Rows(np.array([[1, 2, 3]], dtype=np.float32))).embed_documents(["t"])  # type: ignore[arg-type]
+    assert out == [[1.0, 2.0, 3.0]] and type(out[0][0]) is float
+    mixed = CheckedEmbedder(_Rows([[1, 2.0, 3.0]])).embed_documents(["t"])  # type: ignore[arg-type]
+    assert mixed == [[1.0, 2.0, 3.0]] and all(type(x) is float for x in mixed[0])
