@@ -58,8 +58,8 @@ def test_bulk_ingest_writes_notes_but_no_links_or_merges(tmp_path: Path) -> None
 def test_bulk_ingest_is_all_or_nothing_and_checks_its_flag(tmp_path: Path) -> None:
     with MemoryGraph.open(tmp_path / "c.db", embedder=HashingEmbedder(dims=64)) as mg:
         with pytest.raises(NotFoundError, match="derived_from"):
-            mg.ingest([{"content": "ok", "id": "a"},
-                       {"content": "bad", "id": "b", "derived_from": ["nope"]}], bulk=True)  # fmt: skip
+            bad = {"content": "bad", "id": "b", "derived_from": ["nope"]}
+            mg.ingest([{"content": "ok", "id": "a"}, bad], bulk=True)
         assert mg.get_many(["a", "b"]) == {}
         with pytest.raises(ValidationError, match="bulk must be"):
             mg.ingest([{"content": "x"}], bulk="yes")  # type: ignore[arg-type]
@@ -101,3 +101,38 @@ def test_checked_embedder_returns_plain_floats() -> None:
     assert out == [[1.0, 2.0, 3.0]] and type(out[0][0]) is float
     mixed = CheckedEmbedder(_Rows([[1, 2.0, 3.0]])).embed_documents(["t"])  # type: ignore[arg-type]
     assert mixed == [[1.0, 2.0, 3.0]] and all(type(x) is float for x in mixed[0])
+
+
+def test_whole_mirror_build_equals_row_by_row_upserts(tmp_path: Path) -> None:
+    """The column-wise build holds what patching each row and edge in turn held."""
+    from amem_graph.core import codec
+    from amem_graph.stores.local.mirror import _GROW_FILL, _Mirror
+    from amem_graph.stores.local.sqlite import _MIRROR_COLUMNS
+
+    with MemoryGraph.open(tmp_path / "m.db", embedder=HashingEmbedder(dims=32)) as mg:
+        items = [
+            {"content": f"note {i} on deploy {i % 7}", "id": f"m{i}", "scope": f"s{i % 3}",
+             "agent": f"a{i % 4}", "episode": f"e{i // 5}",
+             "derived_from": [f"m{i - 1}"] if i else []}
+            for i in range(120)
+        ]  # fmt: skip
+        mg.ingest(items)
+        mg.retract("m100", reason="test", cascade=False)
+        store = mg.store
+        assert isinstance(store, LocalStore)
+        built = store._build_mirror()
+        db = store._db
+        slow = _Mirror(built.dims)
+        for row in db.execute(f"SELECT {_MIRROR_COLUMNS} FROM memories"):
+            slow.upsert(row)
+        for r in db.execute("SELECT type, src, dst, key, props FROM edges"):
+            slow.add_edge(r[0], r[1], r[2], r[3], codec.loads(r[4]))
+        assert built.ids == slow.ids and built.pos == slow.pos and built.codes == slow.codes
+        for column in _GROW_FILL:
+            assert np.array_equal(getattr(built, column), getattr(slow, column)), column
+        assert built.bm25.texts == slow.bm25.texts
+        assert sorted(built.graph.edges(keys=True, data="props")) == sorted(
+            slow.graph.edges(keys=True, data="props")
+        )
+        assert built.members == slow.members and built.hubs == slow.hubs
+        assert len(built.graph.edges) > 300  # the store has edges of several kinds

@@ -126,6 +126,55 @@ class _Mirror:
         if self.bm25.text(i) != row["search_text"]:  # status and credit changes keep the text
             self.bm25.set(i, row["search_text"])
 
+    def load(self, rows: Sequence[sqlite3.Row]) -> None:
+        """Append rows not yet mirrored, column by column (a whole build's path; the state is
+        the one ``upsert`` of each row in turn leaves)."""
+        if not rows:
+            return
+        self._changed()
+        start = len(self.ids)
+        end = start + len(rows)
+        self._grow(end)
+        ids = [r["id"] for r in rows]
+        self.ids.extend(ids)
+        self.pos.update(zip(ids, range(start, end), strict=True))
+        at = slice(start, end)
+        self.alive[at] = True
+        width = 4 * self.dims
+        blobs = [r["embedding"] for r in rows]
+        has = np.fromiter((b is not None and len(b) == width for b in blobs), bool, len(rows))
+        self.has_vec[at] = has
+        if has.any():
+            joined = b"".join(b for b, h in zip(blobs, has.tolist(), strict=True) if h)
+            block = np.frombuffer(joined, dtype=np.float32).reshape(-1, self.dims)
+            self.vectors[start + np.flatnonzero(has)] = block
+        for column in ("scope", "agent", "task"):
+            getattr(self, column)[at] = [self._code(column, r[column]) for r in rows]
+        self.status[at] = [_STATUS_CODES[r["status"]] for r in rows]
+        for column in ("valid_from", "created_at", "importance", "successes", "failures"):
+            getattr(self, column)[at] = [r[column] for r in rows]
+        self.valid_to[at] = [np.inf if r["valid_to"] is None else r["valid_to"] for r in rows]
+        for i, r in enumerate(rows, start):
+            self.bm25.set(i, r["search_text"])
+
+    def load_edges(self, rows: Sequence[tuple[str, str, str, str, dict[str, Any]]]) -> None:
+        """Add edges read back from SQLite, none of them mirrored yet (a whole build's path;
+        the state ``add_edge(..., replace=True)`` of each leaves). Edges without properties
+        share one empty dict: every reader copies props, and a merge makes a new dict."""
+        empty: dict[str, Any] = {}
+        batch = []
+        for etype, src, dst, key, props in rows:
+            src_label, dst_label = EDGE_TYPES[etype]
+            kept = {n: v for n, v in props.items() if v is not None} if props else empty
+            batch.append(
+                ((src_label, src), (dst_label, dst), (etype, key), {"props": kept or empty})
+            )
+            if etype in self.members:
+                self.members[etype].setdefault(dst, set()).add(src)
+                self.hubs[etype].setdefault(src, set()).add(dst)
+                self._hub_pos.pop((etype, dst), None)
+        self.graph.add_edges_from(batch)
+
     def drop(self, mid: str) -> None:
         self._changed()
         i = self.pos.get(mid)
