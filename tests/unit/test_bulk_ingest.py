@@ -128,11 +128,24 @@ def test_whole_mirror_build_equals_row_by_row_upserts(tmp_path: Path) -> None:
         for r in db.execute("SELECT type, src, dst, key, props FROM edges"):
             slow.add_edge(r[0], r[1], r[2], r[3], codec.loads(r[4]))
         assert built.ids == slow.ids and built.pos == slow.pos and built.codes == slow.codes
+        n = len(built.ids)
+        assert len(built.alive) == max(1024, -(-n // 16) * 16)  # reserved, not doubled
         for column in _GROW_FILL:
-            assert np.array_equal(getattr(built, column), getattr(slow, column)), column
+            assert np.array_equal(getattr(built, column)[:n], getattr(slow, column)[:n]), column
         assert built.bm25.texts == slow.bm25.texts
         assert sorted(built.graph.edges(keys=True, data="props")) == sorted(
             slow.graph.edges(keys=True, data="props")
         )
         assert built.members == slow.members and built.hubs == slow.hubs
         assert len(built.graph.edges) > 300  # the store has edges of several kinds
+
+
+def test_mirror_reserves_exactly_and_grows_by_a_quarter() -> None:
+    from amem_graph.stores.local.mirror import _Mirror
+
+    mirror = _Mirror(4)
+    mirror.reserve(5000)
+    assert mirror.vectors.shape == (5008, 4) and len(mirror.valid_to) == 5008
+    mirror._grow(5009)
+    assert len(mirror.alive) == 6272  # 5008 * 1.25 rounded up to 16 rows
+    assert np.isinf(mirror.valid_to[5008:]).all() and not mirror.alive.any()

@@ -169,6 +169,7 @@ class LocalConnection:
         try:
             self._seen_seq = self._last_seq()
             mirror = _Mirror(self._dims() or 1)
+            mirror.reserve(int(self._db.execute("SELECT count(*) FROM memories").fetchone()[0]))
             rows = self._db.execute(f"SELECT {_MIRROR_COLUMNS} FROM memories ORDER BY rid")
             while part := rows.fetchmany(_BUILD_CHUNK):
                 mirror.load(part)
