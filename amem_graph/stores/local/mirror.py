@@ -11,7 +11,7 @@ from typing import Any
 import networkx as nx
 import numpy as np
 
-from amem_graph.core.schema import EDGE_TYPES
+from amem_graph.core.schema import EDGE_TYPES, MEMORY
 from amem_graph.stores.base import SIBLING_EDGES, MemoryFilter
 from amem_graph.stores.local.bm25 import BM25Index
 
@@ -75,6 +75,8 @@ class _Mirror:
         #: filter (with as_of) -> (mask, sorted positions) it admits
         self._admitted: dict[MemoryFilter, tuple[np.ndarray, np.ndarray]] = {}
         self._hub_pos: dict[tuple[str, str], np.ndarray] = {}
+        #: while a whole build runs (``load_edges``): each node's and edge key's one tuple
+        self._build_keys: dict[tuple[str, str], tuple[str, str]] = {}
 
     def _code(self, column: str, value: str | None) -> int:
         if value is None:
@@ -132,6 +134,10 @@ class _Mirror:
         """Room for ``rows`` rows at once (a whole build knows its count)."""
         self._grow(rows)
 
+    def loaded(self) -> None:
+        """A whole build is over: forget its table of node keys."""
+        self._build_keys.clear()
+
     def load(self, rows: Sequence[sqlite3.Row]) -> None:
         """Append rows not yet mirrored, column by column (a whole build's path; the state is
         the one ``upsert`` of each row in turn leaves)."""
@@ -142,6 +148,8 @@ class _Mirror:
         end = start + len(rows)
         self._grow(end)
         ids = [r["id"] for r in rows]
+        # the graph's memory nodes will share these id strings (``load_edges``)
+        self._build_keys.update(((MEMORY, mid), (MEMORY, mid)) for mid in ids)
         self.ids.extend(ids)
         self.pos.update(zip(ids, range(start, end), strict=True))
         at = slice(start, end)
@@ -169,12 +177,17 @@ class _Mirror:
         share one empty dict: every reader copies props, and a merge makes a new dict."""
         empty: dict[str, Any] = {}
         batch = []
+        # one key tuple (and id string) per node and per edge key, not one per edge end:
+        # networkx keeps whichever it is handed, so repeats would each stay in memory
+        keys = self._build_keys
         for etype, src, dst, key, props in rows:
             src_label, dst_label = EDGE_TYPES[etype]
             kept = {n: v for n, v in props.items() if v is not None} if props else empty
-            batch.append(
-                ((src_label, src), (dst_label, dst), (etype, key), {"props": kept or empty})
-            )
+            u = keys.setdefault((src_label, src), (src_label, src))
+            v = keys.setdefault((dst_label, dst), (dst_label, dst))
+            k = keys.setdefault((etype, key), (etype, key))
+            batch.append((u, v, k, {"props": kept or empty}))
+            src, dst = u[1], v[1]
             if etype in self.members:
                 self.members[etype].setdefault(dst, set()).add(src)
                 self.hubs[etype].setdefault(src, set()).add(dst)

@@ -27,7 +27,6 @@ from amem_graph.stores.base import (
 from amem_graph.stores.local.mirror import _STATUS_NAMES
 from amem_graph.stores.local.sqlite import LocalConnection
 
-
 #: a matrix product's cosines differ from one vector's by far less than this (unit vectors,
 #: float32): rows within it of the k-th best are scored again exactly
 _SHORTLIST_MARGIN = 1e-3

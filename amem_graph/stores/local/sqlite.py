@@ -181,6 +181,7 @@ class LocalConnection:
                         for r in found
                     ]
                 )
+            mirror.loaded()
         finally:
             if own:
                 self._db.execute("COMMIT")
