@@ -82,4 +82,9 @@ class CheckedEmbedder:
         return [_vector(self.name, v, self.dims, f"text {i}") for i, v in enumerate(vectors)]
 
     def embed_query(self, text: str) -> list[float]:
-        return _vector(self.name, self.inner.embed_query(text), self.dims, "the query")
+        vector = self.inner.embed_query(text)
+        if isinstance(vector, Sequence | np.ndarray) and not isinstance(vector, str | bytes):
+            fast = _float_rows([vector], self.dims)
+            if fast is not None:
+                return fast[0]
+        return _vector(self.name, vector, self.dims, "the query")
