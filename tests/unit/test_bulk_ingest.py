@@ -149,3 +149,25 @@ def test_mirror_reserves_exactly_and_grows_by_a_quarter() -> None:
     mirror._grow(5009)
     assert len(mirror.alive) == 6272  # 5008 * 1.25 rounded up to 16 rows
     assert np.isinf(mirror.valid_to[5008:]).all() and not mirror.alive.any()
+
+
+def test_parsed_documents_are_never_served_stale(tmp_path: Path) -> None:
+    with MemoryGraph.open(tmp_path / "p.db", embedder=HashingEmbedder(dims=32)) as mg:
+        mg.remember("the cache warms at nine", id="a")
+
+        def read() -> object:
+            return mg.store.get_memories(["a"], embeddings=False)["a"]
+
+        assert read() is read()  # parsed once
+        mg.retract("a", reason="test", cascade=False)
+        assert mg.get("a").status == "retracted" and read().status == "retracted"  # type: ignore[attr-defined]
+
+
+def test_checked_query_vector_refuses_a_bool_among_floats() -> None:
+    class Query(_Rows):
+        def embed_query(self, text: str) -> object:
+            return [1.0, True, 0.0]
+
+    with pytest.raises(ValidationError, match="value 1 is True"):
+        CheckedEmbedder(Query(None)).embed_query("q")  # type: ignore[arg-type]
+    assert CheckedEmbedder(_Rows(None)).embed_query("q") == [0.0, 0.0, 1.0]  # type: ignore[arg-type]
