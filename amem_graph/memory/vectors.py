@@ -53,7 +53,7 @@ def _float_rows(vectors: Sequence[object] | np.ndarray, dims: int) -> list[list[
 
 def _float_row(row: object) -> bool:
     if isinstance(row, np.ndarray):
-        return row.dtype.kind == "f"
+        return bool(row.dtype.kind == "f")
     return isinstance(row, Sequence) and all(type(x) is float for x in row)
 
 
