@@ -39,7 +39,7 @@ import sys
 import tempfile
 import time
 import zlib
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -50,6 +50,8 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # this checkout, not an install
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
+from bench_retract import build_tree
+from bench_store import Side, alternate, numpy_topk
 from common import EPISODE, clock, median, pct, vocabulary
 
 from amem_graph import MemoryGraph
@@ -58,8 +60,6 @@ from amem_graph.recall.retriever import vector_depth
 
 DIMS = 384
 K = 10
-BLOCK = 20
-WARMUP = 10
 TREE = 10_000
 
 
@@ -233,43 +233,19 @@ def child_open(address: str, query: str, scope: str) -> None:
 def cold_reopen(target: Target, query: str, scope: str) -> dict[str, float]:
     env = {**os.environ, "HF_HUB_OFFLINE": "1"}
     out = subprocess.run(
-        [sys.executable, __file__, "--child-open", target.address, "--query", query]
-        + ["--scope", scope],
+        [
+            sys.executable,
+            __file__,
+            "--child-open",
+            target.address,
+            *("--query", query, "--scope", scope),
+        ],
         capture_output=True,
         text=True,
         env=env,
         check=True,
     )
     return json.loads(out.stdout.strip().splitlines()[-1])  # type: ignore[no-any-return]
-
-
-Side = Callable[[int], object]
-
-
-def numpy_topk(vectors: np.ndarray, qvecs: np.ndarray, k: int) -> Side:
-    """The floor: exact cosine top-k over an in-memory float32 matrix."""
-
-    def one(i: int) -> None:
-        scores = vectors @ qvecs[i]
-        top = np.argpartition(-scores, k)[:k]
-        top[np.argsort(-scores[top])]
-
-    return one
-
-
-def alternate(sides: list[Side], n: int) -> list[list[float]]:
-    """Milliseconds of each side on queries 0..n-1 after a warm-up, in alternating blocks
-    that each open with one untimed call (as ``bench_store.alternate``)."""
-    for j in range(WARMUP):
-        for side in sides:
-            side(j)
-    times: list[list[float]] = [[] for _ in sides]
-    for start in range(0, n, BLOCK):
-        opener = (start // BLOCK) % WARMUP
-        for out, side in zip(times, sides, strict=True):
-            side(opener)
-            out.extend(clock(side, i) for i in range(start, min(start + BLOCK, n)))
-    return times
 
 
 def line(name: str, rec: list[float], base: list[float], bname: str) -> str:
@@ -294,8 +270,8 @@ def bench_recall(
     scoped_vectors = np.ascontiguousarray(vectors[scope_of == 0])
     sides: list[Side] = [
         lambda i: mg.recall(qtexts[i], k=K, scope=one_scope),
-        numpy_topk(scoped_vectors, qvecs, depth),
-        numpy_topk(scoped_vectors, qvecs, K),
+        numpy_topk(scoped_vectors, qvecs, min(depth, len(scoped_vectors) - 1)),
+        numpy_topk(scoped_vectors, qvecs, min(K, len(scoped_vectors) - 1)),
         lambda i: mg.recall(qtexts[i], k=K, scope=every),
         numpy_topk(vectors, qvecs, depth),
         numpy_topk(vectors, qvecs, K),
@@ -308,28 +284,11 @@ def bench_recall(
     print(line("", u_rec, u_k, f"numpy top-k k={K}"), flush=True)
 
 
-def tree_items(prefix: str, size: int, fanout: int = 10) -> list[dict[str, object]]:
-    """A derivation tree of ``size`` memories (each derives from its parent), breadth-first."""
-    ids = [f"{prefix}-t{i}" for i in range(size)]
-    return [
-        {
-            "id": mid,
-            "content": f"tree note {i} of {prefix}",
-            "agent": f"{prefix}-agent-{i % 16}",
-            "scope": prefix,
-            "derived_from": [ids[(i - 1) // fanout]] if i else [],
-        }
-        for i, mid in enumerate(ids)
-    ]
-
-
-def bench_provenance(mg: MemoryGraph, batch: int) -> None:
-    items = tree_items("tree", TREE)
+def bench_provenance(mg: MemoryGraph) -> None:
     t = time.perf_counter()
-    for start in range(0, len(items), batch):
-        mg.ingest(items[start : start + batch])
+    root = build_tree(mg, "tree", TREE, fanout=10)
     built = time.perf_counter() - t
-    root, leaf = str(items[0]["id"]), str(items[-1]["id"])
+    leaf = f"tree-t{TREE - 1}"
     trace_ms = clock(mg.trace, leaf)
     impact_ms = clock(mg.impact, root)
     t = time.perf_counter()
@@ -372,7 +331,7 @@ def run(target: Target, args: argparse.Namespace) -> None:
     with MemoryGraph.open(target.address, embedder=embedder) as mg:
         bench_recall(mg, vectors, rows, args.scopes, args.queries)
         if not args.no_provenance:
-            bench_provenance(mg, args.batch)
+            bench_provenance(mg)
     print(f"load average at end: {os.getloadavg()}", flush=True)
     if not args.keep:
         target.cleanup()
