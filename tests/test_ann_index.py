@@ -124,6 +124,17 @@ def test_hits_match_exact_top_k(db: Path, data: np.ndarray) -> None:
     assert exact._ann is None
 
 
+def test_batched_searches_answer_as_the_index_does(db: Path, data: np.ndarray) -> None:
+    store = open_store(db)
+    qs = queries(data, 12)
+    searches = [
+        (q.tolist(), ANY if j % 2 else MemoryFilter(scopes=("big",))) for j, q in enumerate(qs)
+    ]
+    many = store.vector_search_many(searches, 10)
+    assert store._ann is not None  # past the threshold: through the index, not one product
+    assert many == [store.vector_search(v, 10, flt) for v, flt in searches]
+
+
 def test_below_threshold_stays_exact(db: Path, data: np.ndarray) -> None:
     store = open_store(db, N + 1)
     store.vector_search(queries(data)[0].tolist(), 10, ANY)

@@ -80,9 +80,19 @@ class NoteMethods:
 
     # -- writing --------------------------------------------------------------------------
 
-    def ingest(self, items: Sequence[Mapping[str, Any] | MemoryInput]) -> IngestReport:
+    def ingest(
+        self, items: Sequence[Mapping[str, Any] | MemoryInput], *, bulk: bool = False
+    ) -> IngestReport:
         """``remember_many`` with its report: which memories were written, which were
-        already present (same id and content) and which merged into an existing memory."""
+        already present (same id and content) and which merged into an existing memory.
+
+        ``bulk=True`` is the import route for large loads: each memory still gets its note
+        (keywords, tags, context), provenance and idempotency check, all-or-nothing, but no
+        note links, no duplicate merge, no evolution and no adjudication, which each search
+        the store per memory. Supersession (``supersedes``) is refused in bulk.
+        """
+        if not isinstance(bulk, bool):
+            raise ValidationError(f"bulk must be True or False, got {bulk!r}")
         if isinstance(items, str | bytes) or not isinstance(items, Sequence):
             raise ValidationError("remember_many takes a list of items")
         prepared: list[Mapping[str, Any] | MemoryInput] = []
@@ -98,7 +108,9 @@ class NoteMethods:
         inputs = parse_inputs(prepared, self.config.max_content_length)
         if not inputs:
             return IngestReport(memories=[])
-        batch, report = self._plan_write(inputs)
+        if bulk and any(replaced):
+            raise ValidationError("ingest(bulk=True) cannot supersede; ingest those items alone")
+        batch, report = self._plan_write(inputs, link=not bulk)
         if any(replaced):
             self._supersede(batch, report.memories, replaced, utcnow())
         self.store.apply(batch)
@@ -140,12 +152,12 @@ class NoteMethods:
             batch.nodes.append(event_write(event))
 
     def _plan_write(
-        self, inputs: Sequence[MemoryInput], *, exclude: Sequence[str] = ()
+        self, inputs: Sequence[MemoryInput], *, exclude: Sequence[str] = (), link: bool = True
     ) -> tuple[WriteBatch, IngestReport]:
         now = utcnow()
         layer = self.note_layer if self.config.notes.enabled else None
         planned = build_remember_batch(
-            self.store, self.embedder, inputs, now, layer, exclude=frozenset(exclude)
+            self.store, self.embedder, inputs, now, layer, exclude=frozenset(exclude), link=link
         )
         batch, memories = planned.batch, planned.memories
         for old, new_id, reason in planned.superseded:

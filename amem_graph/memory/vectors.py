@@ -33,6 +33,30 @@ def _vector(name: str, value: object, dims: int, what: str) -> list[float]:
     return [float(v) for v in items]
 
 
+def _float_rows(vectors: Sequence[object] | np.ndarray, dims: int) -> list[list[float]] | None:
+    """The usual answer (rows of finite floats of the right width) checked in one numpy pass;
+    None for anything else, which the per-value check then explains. numpy would turn a bool
+    or an int among floats into a float, so a row that is not a float array must hold floats
+    only."""
+    try:
+        arr = np.asarray(vectors)
+    except (ValueError, TypeError):  # ragged rows
+        return None
+    if arr.ndim != 2 or arr.shape[1] != dims or arr.dtype.kind != "f":
+        return None
+    if not isinstance(vectors, np.ndarray) and not all(map(_float_row, vectors)):
+        return None
+    if not np.isfinite(arr).all():
+        return None
+    return arr.astype(np.float64).tolist()  # type: ignore[no-any-return]
+
+
+def _float_row(row: object) -> bool:
+    if isinstance(row, np.ndarray):
+        return bool(row.dtype.kind == "f")
+    return isinstance(row, Sequence) and all(type(x) is float for x in row)
+
+
 class CheckedEmbedder:
     """Delegates to the caller's embedder; every vector it returns is a list of finite floats
     of the declared dimension, or a ValidationError naming the embedder."""
@@ -52,7 +76,15 @@ class CheckedEmbedder:
         vectors = self.inner.embed_documents(texts)
         if isinstance(vectors, str | bytes) or not isinstance(vectors, Sequence | np.ndarray):
             raise ValidationError(f"embedder {self.name!r} returned no list of vectors")
+        fast = _float_rows(vectors, self.dims)
+        if fast is not None:
+            return fast
         return [_vector(self.name, v, self.dims, f"text {i}") for i, v in enumerate(vectors)]
 
     def embed_query(self, text: str) -> list[float]:
-        return _vector(self.name, self.inner.embed_query(text), self.dims, "the query")
+        vector = self.inner.embed_query(text)
+        if isinstance(vector, Sequence | np.ndarray) and not isinstance(vector, str | bytes):
+            fast = _float_rows([vector], self.dims)
+            if fast is not None:
+                return fast[0]
+        return _vector(self.name, vector, self.dims, "the query")

@@ -103,13 +103,15 @@ def build_remember_batch(
     notes: NoteLayer | None = None,
     *,
     exclude: frozenset[str] = frozenset(),
+    link: bool = True,
 ) -> PlannedWrite:
     """The batch that stores ``inputs`` and the memories it creates, in input order.
 
     An id that already exists with the same content is returned as stored and not written
     again (idempotent); with different content it is a ConflictError. With ``notes`` each new
     memory gets its note, links and evolution, and duplicates merge (``NoteLayer.place``);
-    memories in ``exclude`` take no part in that.
+    memories in ``exclude`` take no part in that. ``link=False`` (a bulk import) keeps the
+    notes but places nothing: no links, evolution or merges.
     """
     ids = [item.id or uuid.uuid4().hex for item in inputs]
     seen: dict[str, int] = {}
@@ -142,7 +144,7 @@ def build_remember_batch(
     created = _new_memories(embedder, fresh, now, notes)
     batch = WriteBatch()
     placed = Placement()
-    if notes is not None:
+    if notes is not None and link:
         fixed = frozenset(mid for mid, item in fresh if item.id is not None)
         placed = notes.place(list(created.values()), batch, now, fixed=fixed, exclude=exclude)
     support: dict[str, int] = {}

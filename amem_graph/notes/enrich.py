@@ -52,8 +52,11 @@ _ENTITY_BOOST = 1.5
 _TECH_BOOST = 1.3
 
 
+_TECH_MARKS = frozenset("-./_")
+
+
 def _is_technical(token: str) -> bool:
-    return any(c.isdigit() for c in token) or any(c in token for c in "-./_")
+    return not _TECH_MARKS.isdisjoint(token) or any(map(str.isdigit, token))
 
 
 class Vocabulary:

@@ -20,9 +20,10 @@ from amem_graph.core.text import analyze
 class _Postings:
     """Growable (document position, term frequency) arrays for one term."""
 
-    __slots__ = ("docs", "n", "tfs")
+    __slots__ = ("docs", "n", "term", "tfs")
 
     def __init__(self) -> None:
+        self.term = ""
         self.docs = np.zeros(4, dtype=np.int64)
         self.tfs = np.zeros(4, dtype=np.float32)
         self.n = 0
@@ -48,7 +49,9 @@ class BM25Index:
 
     def __init__(self) -> None:
         self.postings: dict[str, _Postings] = {}
-        self.doc_terms: dict[int, Counter[str]] = {}
+        #: each document's distinct terms (what ``remove`` visits), as the postings' own
+        #: key strings in a tuple: a Counter per document cost ~4x the memory
+        self.doc_terms: dict[int, tuple[str, ...]] = {}
         self.texts: dict[int, str] = {}
         self.lengths = np.zeros(1024, dtype=np.float32)
         self.total_length = 0.0
@@ -63,10 +66,16 @@ class BM25Index:
         self.lengths[doc] = sum(terms.values())
         self.total_length += float(self.lengths[doc])
         self.documents += 1 if terms else 0
-        self.doc_terms[doc] = terms
-        self.texts[doc] = text
+        own = []
         for term, tf in terms.items():
-            self.postings.setdefault(term, _Postings()).add(doc, tf)
+            post = self.postings.get(term)
+            if post is None:
+                post = self.postings[term] = _Postings()
+                post.term = term
+            post.add(doc, tf)
+            own.append(post.term)
+        self.doc_terms[doc] = tuple(own)
+        self.texts[doc] = text
 
     def text(self, doc: int) -> str | None:
         """The text document ``doc`` was indexed with, if any."""

@@ -11,7 +11,7 @@ from typing import Any
 import networkx as nx
 import numpy as np
 
-from amem_graph.core.schema import EDGE_TYPES
+from amem_graph.core.schema import EDGE_TYPES, MEMORY
 from amem_graph.stores.base import SIBLING_EDGES, MemoryFilter
 from amem_graph.stores.local.bm25 import BM25Index
 
@@ -80,6 +80,8 @@ class _Mirror:
         #: filter (with as_of) -> (mask, sorted positions) it admits
         self._admitted: dict[MemoryFilter, tuple[np.ndarray, np.ndarray]] = {}
         self._hub_pos: dict[tuple[str, str], np.ndarray] = {}
+        #: while a whole build runs (``load_edges``): each node's and edge key's one tuple
+        self._build_keys: dict[tuple[str, str], tuple[str, str]] = {}
 
     def _code(self, column: str, value: str | None) -> int:
         if value is None:
@@ -88,10 +90,12 @@ class _Mirror:
         return book.setdefault(value, len(book))
 
     def _grow(self, needed: int) -> None:
+        """Room for ``needed`` rows: a quarter more each time (still amortised O(1) per
+        row), not double, so a million rows carry 1.5 GB of vectors, not up to 3 GB."""
         cap = len(self.alive)
         if needed <= cap:
             return
-        new = -(-max(needed, cap * 2) // _ROW_BLOCK) * _ROW_BLOCK
+        new = -(-max(needed, cap + cap // 4) // _ROW_BLOCK) * _ROW_BLOCK
         for name, fill in _GROW_FILL.items():
             old = getattr(self, name)
             arr = np.full((new, *old.shape[1:]), fill, dtype=old.dtype)
@@ -133,6 +137,73 @@ class _Mirror:
         self.failures[i] = row["failures"]
         if self.bm25.text(i) != row["search_text"]:  # status and credit changes keep the text
             self.bm25.set(i, row["search_text"])
+
+    def reserve(self, rows: int) -> None:
+        """Room for ``rows`` rows at once (a whole build knows its count)."""
+        self._grow(rows)
+
+    def loaded(self) -> None:
+        """A whole build is over: forget its table of node keys."""
+        self._build_keys.clear()
+
+    def load(self, rows: Sequence[sqlite3.Row]) -> None:
+        """Append rows not yet mirrored, column by column (a whole build's path; the state is
+        the one ``upsert`` of each row in turn leaves)."""
+        if not rows:
+            return
+        self._changed()
+        start = len(self.ids)
+        end = start + len(rows)
+        self._grow(end)
+        ids = [r["id"] for r in rows]
+        # the graph's memory nodes will share these id strings (``load_edges``)
+        self._build_keys.update(((MEMORY, mid), (MEMORY, mid)) for mid in ids)
+        self.ids.extend(ids)
+        self.pos.update(zip(ids, range(start, end), strict=True))
+        at = slice(start, end)
+        self.alive[at] = True
+        self.rid[at] = [r["rid"] for r in rows]
+        if self.dirty is not None:
+            self.dirty.update(range(start, end))
+        width = 4 * self.dims
+        blobs = [r["embedding"] for r in rows]
+        has = np.fromiter((b is not None and len(b) == width for b in blobs), bool, len(rows))
+        self.has_vec[at] = has
+        if has.any():
+            joined = b"".join(b for b, h in zip(blobs, has.tolist(), strict=True) if h)
+            block = np.frombuffer(joined, dtype=np.float32).reshape(-1, self.dims)
+            self.vectors[start + np.flatnonzero(has)] = block
+        for column in ("scope", "agent", "task"):
+            getattr(self, column)[at] = [self._code(column, r[column]) for r in rows]
+        self.status[at] = [_STATUS_CODES[r["status"]] for r in rows]
+        for column in ("valid_from", "created_at", "importance", "successes", "failures"):
+            getattr(self, column)[at] = [r[column] for r in rows]
+        self.valid_to[at] = [np.inf if r["valid_to"] is None else r["valid_to"] for r in rows]
+        for i, r in enumerate(rows, start):
+            self.bm25.set(i, r["search_text"])
+
+    def load_edges(self, rows: Sequence[tuple[str, str, str, str, dict[str, Any]]]) -> None:
+        """Add edges read back from SQLite, none of them mirrored yet (a whole build's path;
+        the state ``add_edge(..., replace=True)`` of each leaves). Edges without properties
+        share one empty dict: every reader copies props, and a merge makes a new dict."""
+        empty: dict[str, Any] = {}
+        batch = []
+        # one key tuple (and id string) per node and per edge key, not one per edge end:
+        # networkx keeps whichever it is handed, so repeats would each stay in memory
+        keys = self._build_keys
+        for etype, src, dst, key, props in rows:
+            src_label, dst_label = EDGE_TYPES[etype]
+            kept = {n: v for n, v in props.items() if v is not None} if props else empty
+            u = keys.setdefault((src_label, src), (src_label, src))
+            v = keys.setdefault((dst_label, dst), (dst_label, dst))
+            k = keys.setdefault((etype, key), (etype, key))
+            batch.append((u, v, k, {"props": kept or empty}))
+            src, dst = u[1], v[1]
+            if etype in self.members:
+                self.members[etype].setdefault(dst, set()).add(src)
+                self.hubs[etype].setdefault(src, set()).add(dst)
+                self._hub_pos.pop((etype, dst), None)
+        self.graph.add_edges_from(batch)
 
     def drop(self, mid: str) -> None:
         self._changed()
@@ -198,13 +269,24 @@ class _Mirror:
         store scored; both padded to ``_ROW_BLOCK`` rows, so the values are the same."""
         n = len(self.ids)
         if self.selective(len(pos)):
-            padded = np.zeros(-(-len(pos) // _ROW_BLOCK) * _ROW_BLOCK, dtype=np.int64)
-            padded[: len(pos)] = pos
-            scores: np.ndarray = (self.vectors[padded] @ q)[: len(pos)]
-            return scores
+            return self.gathered(q, pos)
         rows = -(-n // _ROW_BLOCK) * _ROW_BLOCK  # within capacity: it is a multiple too
-        scores = (self.vectors[:rows] @ q)[pos]
+        scores: np.ndarray = (self.vectors[:rows] @ q)[pos]
         return scores
+
+    def gathered(self, q: np.ndarray, pos: np.ndarray) -> np.ndarray:
+        """``cosines`` of a few rows: they are gathered (padded) and scored alone."""
+        padded = np.zeros(-(-len(pos) // _ROW_BLOCK) * _ROW_BLOCK, dtype=np.int64)
+        padded[: len(pos)] = pos
+        scores: np.ndarray = (self.vectors[padded] @ q)[: len(pos)]
+        return scores
+
+    def cosines_many(self, queries: np.ndarray, pos: np.ndarray) -> np.ndarray:
+        """``vectors[pos] @ queries.T`` in one matrix product: close to ``cosines`` of each
+        query (not bit for bit), for shortlisting."""
+        if self.selective(len(pos)):
+            return self.vectors[pos] @ queries.T  # type: ignore[no-any-return]
+        return (self.vectors[: len(self.ids)] @ queries.T)[pos]  # type: ignore[no-any-return]
 
     def _compute_mask(self, flt: MemoryFilter) -> np.ndarray:
         n = len(self.ids)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import sqlite3
 from collections.abc import Iterator, Mapping, Sequence
+from functools import lru_cache
 from typing import Any
 
 import numpy as np
@@ -15,12 +16,21 @@ from amem_graph.stores.base import Edge, MemoryFilter, Node
 from amem_graph.stores.local.sqlite import LocalConnection, _chunks
 
 
+@lru_cache(maxsize=2048)
+def _parsed(doc: str) -> Memory:
+    """A stored document as a Memory. Parsing is most of what hydrating recall's hits costs,
+    and the same documents come back query after query; the cache is keyed by the document
+    text itself, so a changed row is a new key and is never served stale (Memory is
+    frozen, so sharing one is safe)."""
+    return Memory.model_validate_json(doc)
+
+
 class LocalReads(LocalConnection):
     """Lookups by id, filter or property, and whole-store reads, from the SQLite truth."""
 
     @staticmethod
     def _memory_from_row(row: sqlite3.Row, with_embedding: bool = True) -> Memory:
-        memory = Memory.model_validate_json(row["doc"])
+        memory = _parsed(row["doc"])
         blob = row["embedding"] if with_embedding else None
         if blob is not None:
             vector = np.frombuffer(blob, dtype=np.float32).tolist()

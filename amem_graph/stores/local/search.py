@@ -35,6 +35,21 @@ from amem_graph.stores.local.ann import (
 from amem_graph.stores.local.mirror import _STATUS_NAMES, _Mirror
 from amem_graph.stores.local.sqlite import LocalConnection
 
+#: a matrix product's cosines differ from one vector's by far less than this (unit vectors,
+#: float32): rows within it of the k-th best are scored again exactly
+_SHORTLIST_MARGIN = 1e-3
+
+
+def _unit_query(vector: Sequence[float], dims: int) -> np.ndarray:
+    """A query vector checked (width, finite) and scaled to unit length."""
+    q = np.asarray(vector, dtype=np.float32)
+    if q.shape != (dims,):
+        raise ValidationError(f"query vector has {q.size} dimensions, the store uses {dims}")
+    if not np.all(np.isfinite(q)):
+        raise ValidationError("query vector has a non-finite value")
+    norm = float(np.linalg.norm(q))
+    return q / norm if norm > 0 else q
+
 
 class LocalSearch(LocalConnection):
     """Searches and walks on the numpy, BM25 and networkx mirrors, under the filter.
@@ -124,25 +139,58 @@ class LocalSearch(LocalConnection):
 
         def run() -> list[tuple[str, float]]:
             mirror = self._fresh_mirror()
-            n = len(mirror.ids)
-            if n == 0:
+            if not mirror.ids:
                 return []
-            q = np.asarray(vector, dtype=np.float32)
-            if q.shape != (mirror.dims,):
-                raise ValidationError(
-                    f"query vector has {q.size} dimensions, the store uses {mirror.dims}"
-                )
-            if not np.all(np.isfinite(q)):
-                raise ValidationError("query vector has a non-finite value")
-            norm = float(np.linalg.norm(q))
-            if norm > 0:
-                q = q / norm
+            q = _unit_query(vector, mirror.dims)
             mask, pos = mirror.admitted(flt)
             pos = pos[mirror.has_vec[pos]]
             index = None if mirror.selective(len(pos)) else self._ann_for(mirror)
             if index is not None:
                 return ann_top(mirror, index, q, k, mask, pos)
             return mirror.top_at(pos, mirror.cosines(q, pos), k)
+
+        return self._guard("searching vectors", run)
+
+    def vector_search_many(
+        self, searches: Sequence[tuple[Sequence[float], MemoryFilter]], k: int
+    ) -> list[list[tuple[str, float]]]:
+        """``vector_search`` of each (vector, filter), with the same answers: the vectors of
+        one filter are scored in one matrix product, which shortlists each one's best rows;
+        the shortlist is scored again as ``vector_search`` scores (a matrix product rounds
+        differently in the last bits), so ranks and scores are exactly its. Past the ANN
+        threshold each non-selective search goes through the index, as ``vector_search`` does
+        (one matrix product over a large store would cost more than the searches)."""
+        if k <= 0:
+            return [[] for _ in searches]
+
+        def run() -> list[list[tuple[str, float]]]:
+            mirror = self._fresh_mirror()
+            out: list[list[tuple[str, float]]] = [[] for _ in searches]
+            if not mirror.ids:
+                return out
+            queries = [_unit_query(vector, mirror.dims) for vector, _ in searches]
+            groups: dict[MemoryFilter, list[int]] = {}
+            for j, (_, flt) in enumerate(searches):
+                groups.setdefault(flt, []).append(j)
+            for flt, js in groups.items():
+                mask, pos = mirror.admitted(flt)
+                pos = pos[mirror.has_vec[pos]]
+                index = None if mirror.selective(len(pos)) else self._ann_for(mirror)
+                if index is not None:
+                    for j in js:
+                        out[j] = ann_top(mirror, index, queries[j], k, mask, pos)
+                    continue
+                if len(js) == 1 or len(pos) <= k:
+                    for j in js:
+                        out[j] = mirror.top_at(pos, mirror.cosines(queries[j], pos), k)
+                    continue
+                approx = mirror.cosines_many(np.stack([queries[j] for j in js]), pos)
+                for col, j in enumerate(js):
+                    scores = approx[:, col]
+                    cut = np.partition(scores, len(scores) - k)[len(scores) - k]
+                    short = pos[scores >= cut - _SHORTLIST_MARGIN]
+                    out[j] = mirror.top_at(short, mirror.gathered(queries[j], short), k)
+            return out
 
         return self._guard("searching vectors", run)
 

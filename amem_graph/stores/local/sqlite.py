@@ -28,6 +28,8 @@ _MIRROR_COLUMNS = (
     "coalesce(json_extract(doc, '$.failures'), 0) AS failures"
 )
 _CHUNK = 500
+#: rows read per step when the mirror is built whole
+_BUILD_CHUNK = 20_000
 #: change-log rows (one per committed batch) kept for readers in other processes; a reader
 #: further behind than this rebuilds its mirror whole
 CHANGE_LOG_KEEP = 2000
@@ -168,12 +170,19 @@ class LocalConnection:
         try:
             self._seen_seq = self._last_seq()
             mirror = _Mirror(self._dims() or 1)
-            for row in self._db.execute(f"SELECT {_MIRROR_COLUMNS} FROM memories"):
-                mirror.upsert(row)
-            for row in self._db.execute("SELECT type, src, dst, key, props FROM edges"):
-                mirror.add_edge(
-                    row["type"], row["src"], row["dst"], row["key"], codec.loads(row["props"])
+            mirror.reserve(int(self._db.execute("SELECT count(*) FROM memories").fetchone()[0]))
+            rows = self._db.execute(f"SELECT {_MIRROR_COLUMNS} FROM memories ORDER BY rid")
+            while part := rows.fetchmany(_BUILD_CHUNK):
+                mirror.load(part)
+            edges = self._db.execute("SELECT type, src, dst, key, props FROM edges")
+            while found := edges.fetchmany(_BUILD_CHUNK):
+                mirror.load_edges(
+                    [
+                        (r[0], r[1], r[2], r[3], codec.loads(r[4]) if r[4] != "{}" else {})
+                        for r in found
+                    ]
                 )
+            mirror.loaded()
         finally:
             if own:
                 self._db.execute("COMMIT")
