@@ -29,6 +29,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from bench_store import BATCH, Side, alternate, ingest, ratios
 from common import LookupEmbedder, corpus, items, median, pct
+from results import emit, within
 
 from amem_graph import MemoryGraph
 from amem_graph.stores.neo4j.store import Neo4jStore
@@ -79,6 +80,13 @@ def line(name: str, w: Tenants, scoped: list[float], base: list[float], extra: s
         f"p95 {pct(scoped, 95):6.2f} ms | one-tenant store p50 {median(base):6.2f} ms p95 "
         f"{pct(base, 95):6.2f} ms | {ratios(scoped, base)}{extra}",
         flush=True,
+    )
+    emit(
+        "embedded" if name == "local" else "neo4j",
+        f"scoped recall p50 / p95, {w.tenants} scopes of {w.size} memories",
+        f"{median(scoped):.1f} / {pct(scoped, 95):.1f} ms",
+        baseline=f"one-scope store of {w.size}: {median(base):.1f} / {pct(base, 95):.1f} ms",
+        **within(pct(scoped, 95) / pct(base, 95), 1.2),
     )
 
 

@@ -46,6 +46,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # this checkout, n
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from common import LookupEmbedder, clock, corpus, items, median, pct, timed
+from results import emit, within
 
 from amem_graph import MemoryGraph
 from amem_graph.recall.retriever import vector_depth
@@ -149,6 +150,22 @@ def report(
     )
 
 
+def emit_recall(store: str, n: int, rec: list[float], base: list[float], bname: str) -> None:
+    """The recall figure against one baseline; held to 1.5x when it is recall's own floor."""
+    floor = "floor" in bname
+    emit(
+        store,
+        f"recall p50 / p95 at {n // 1000}k, against {bname}",
+        f"{median(rec):.1f} / {pct(rec, 95):.1f} ms",
+        baseline=f"{median(base):.1f} / {pct(base, 95):.1f} ms",
+        **(
+            within(pct(rec, 95) / pct(base, 95), 1.5)
+            if floor
+            else {"ratio": round(pct(rec, 95) / pct(base, 95), 2)}
+        ),
+    )
+
+
 def report_variants(
     variants: dict[str, dict[str, float]], times: list[list[float]], base: list[float]
 ) -> None:
@@ -213,6 +230,9 @@ def bench_local(w: Workload, k: int, breakdown: bool, versus: str = "") -> None:
             [*sides, recaller(mg, w.qtexts, k), *floors], len(w.qtexts)
         )
     report("local", w.n, rate, rec, base, "numpy top-k")
+    emit("embedded", f"ingest through remember_many at {w.n // 1000}k", f"{rate:.0f} memories/s")
+    emit_recall("embedded", w.n, rec, base, f"numpy top-k k={k}")
+    emit_recall("embedded", w.n, rec, deep, f"numpy top-k k={depth} (recall's floor)")
     print(
         f"{'':6} numpy exact top-k at k={depth} (recall's vector depth; goal p95 ratio <= 1.5): "
         f"p50 {median(deep):6.2f} ms p95 {pct(deep, 95):6.2f} ms  | {ratios(rec, deep)}",
@@ -263,6 +283,18 @@ def bench_neo4j(w: Workload, k: int, uri: str, keep: bool, reuse: bool, breakdow
             [*sides, recaller(mg, w.qtexts, k), *bare, floor], len(w.qtexts)
         )
         report("neo4j", w.n, rate, rec, base, "bare queryNodes")
+        if rate is not None:
+            emit(
+                "neo4j", f"ingest through remember_many at {w.n // 1000}k", f"{rate:.0f} memories/s"
+            )
+        emit_recall("neo4j", w.n, rec, base, f"bare queryNodes k={k}")
+        emit_recall(
+            "neo4j",
+            w.n,
+            rec,
+            both,
+            f"queryNodes k={depth} + fulltext {text_depth} (recall's floor)",
+        )
         print(
             f"{'':6} bare queryNodes at k={depth} (the depth recall asks the vector "
             f"index for): p50 {median(deep):6.2f} ms p95 {pct(deep, 95):6.2f} ms  | "
