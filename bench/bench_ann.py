@@ -31,6 +31,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # this checkout, n
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from common import pct
+from results import emit
 
 from amem_graph.core.config import RetrievalConfig
 from amem_graph.recall.retriever import vector_depth
@@ -370,6 +371,18 @@ def bench_size(x: np.ndarray, libs: list[str], n_queries: int, seed: int) -> lis
     for name in libs:
         row = run_lib(LIBS[name], x, queries, truth) | base
         print(json.dumps(row), flush=True)
+        size = f"{len(x) // 1000}k"
+        emit(
+            "embedded",
+            f"ANN {row['lib']} at {size}: query p50 / p95 at recall's depth (ef {row['ef']})",
+            f"{row[f'p50_k{DEPTH}']:.2f} / {row[f'p95_k{DEPTH}']:.2f} ms, recall@10 "
+            f"{row['recall10']:.3f}, build {row['build_s']:.1f} s, {row['index_mb']:.0f} MB",
+            baseline=f"exact numpy top-k {base[f'exact_p50_k{DEPTH}']:.2f} / "
+            f"{base[f'exact_p95_k{DEPTH}']:.2f} ms",
+            ratio=round(row[f"p95_k{DEPTH}"] / base[f"exact_p95_k{DEPTH}"], 3),
+            goal="recall@10 >= 0.99",
+            met=row["recall10"] >= 0.99,
+        )
         rows.append(row)
     return rows
 

@@ -53,6 +53,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from bench_retract import build_tree
 from bench_store import Side, alternate, numpy_topk
 from common import EPISODE, clock, median, pct, vocabulary
+from results import emit, within
 
 from amem_graph import MemoryGraph
 from amem_graph.embeddings import MiniLMEmbedder
@@ -257,7 +258,12 @@ def line(name: str, rec: list[float], base: list[float], bname: str) -> str:
 
 
 def bench_recall(
-    mg: MemoryGraph, vectors: np.ndarray, rows: list[dict[str, object]], scopes: int, queries: int
+    mg: MemoryGraph,
+    vectors: np.ndarray,
+    rows: list[dict[str, object]],
+    scopes: int,
+    queries: int,
+    store: str = "embedded",
 ) -> None:
     rng = np.random.default_rng(1)
     qidx = rng.integers(0, len(rows), queries)
@@ -282,9 +288,22 @@ def bench_recall(
     print(line("", s_rec, s_k, f"numpy top-k k={K}"))
     print(line(f"unscoped ({len(vectors)})", u_rec, u_deep, f"numpy top-k k={depth}"))
     print(line("", u_rec, u_k, f"numpy top-k k={K}"), flush=True)
+    size = f"{len(vectors) // 1000}k"
+    for name, rec, base, bound in (
+        (f"scoped recall at {size} (a scope of {len(scoped_vectors)})", s_rec, s_deep, None),
+        (f"unscoped recall at {size}", u_rec, u_deep, 1.5),
+    ):
+        ratio = pct(rec, 95) / pct(base, 95)
+        emit(
+            store,
+            f"{name}, p50 / p95 (million bench)",
+            f"{median(rec):.1f} / {pct(rec, 95):.1f} ms",
+            baseline=f"numpy top-k k={depth}: {median(base):.2f} / {pct(base, 95):.2f} ms",
+            **(within(ratio, bound) if bound else {"ratio": round(ratio, 2)}),
+        )
 
 
-def bench_provenance(mg: MemoryGraph) -> None:
+def bench_provenance(mg: MemoryGraph, store: str = "embedded") -> None:
     t = time.perf_counter()
     root = build_tree(mg, "tree", TREE, fanout=10)
     built = time.perf_counter() - t
@@ -303,6 +322,12 @@ def bench_provenance(mg: MemoryGraph) -> None:
         f"({len(report.retracted)} memories) | restore {restore_s:.2f} s",
         flush=True,
     )
+    emit(
+        store,
+        f"provenance at {mg.store.counts().get('Memory', 0) // 1000}k: trace, impact, "
+        f"retract + restore of a {TREE // 1000}k cascade",
+        f"{trace_ms:.0f} ms, {impact_ms:.0f} ms, {retract_s:.1f} s + {restore_s:.1f} s",
+    )
 
 
 def run(target: Target, args: argparse.Namespace) -> None:
@@ -320,6 +345,15 @@ def run(target: Target, args: argparse.Namespace) -> None:
     size = target.size_bytes()
     shown = "unknown" if size is None else f"{size / 2**20:.0f} MB ({size / args.n:.0f} B/memory)"
     print(f"ingest {rate:.0f} mem/s | size on disk {shown}", flush=True)
+    route = "bulk=True" if args.bulk else "default route"
+    goal = 5_000 if target.label == "neo4j" else 10_000
+    emit(
+        target.label,
+        f"ingest at {args.n // 1000}k ({route}), size on disk",
+        f"{rate:.0f} memories/s, {shown}",
+        goal=f">= {goal} memories/s",
+        met=rate >= goal,
+    )
     cold = cold_reopen(target, " ".join(texts[0].split()[2:5]), "scope-0")
     print(
         f"cold reopen (default embedder): open {cold['open_s']:.2f} s | model load "
@@ -328,10 +362,17 @@ def run(target: Target, args: argparse.Namespace) -> None:
         f"(peak {cold['peak_mb']:.0f} MB)",
         flush=True,
     )
+    emit(
+        target.label,
+        f"cold reopen at {args.n // 1000}k: open, first recall, RSS (default embedder)",
+        f"{cold['open_s']:.2f} s, {cold['first_recall_s']:.2f} s, {cold['rss_mb']:.0f} MB",
+        baseline="",
+        **({"goal": "RSS <= 600 MB", "met": cold["rss_mb"] <= 600} if args.n == 100_000 else {}),
+    )
     with MemoryGraph.open(target.address, embedder=embedder) as mg:
-        bench_recall(mg, vectors, rows, args.scopes, args.queries)
+        bench_recall(mg, vectors, rows, args.scopes, args.queries, target.label)
         if not args.no_provenance:
-            bench_provenance(mg)
+            bench_provenance(mg, target.label)
     print(f"load average at end: {os.getloadavg()}", flush=True)
     if not args.keep:
         target.cleanup()
