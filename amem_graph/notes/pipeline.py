@@ -40,7 +40,14 @@ from amem_graph.notes.prompts import (
     adjudicate_prompt,
     link_prompt,
 )
-from amem_graph.stores.base import EdgeWrite, GraphStore, MemoryFilter, NodeWrite, WriteBatch
+from amem_graph.stores.base import (
+    EdgeWrite,
+    GraphStore,
+    MemoryFilter,
+    NodeWrite,
+    WriteBatch,
+    vector_search_many,
+)
 
 if TYPE_CHECKING:  # only a caller with a chat model has imported langchain-core
     from langchain_core.language_models import BaseChatModel
@@ -129,20 +136,24 @@ class NoteLayer:
         result: Placement,
     ) -> list[_Plan]:
         k = max(self.config.link_candidates, 1)
-        found: list[list[tuple[str, float]]] = []
-        for m in memories:
-            flt = MemoryFilter(scopes=(m.scope,), statuses=("active",))
-            hits = self.store.vector_search(m.embedding or [], k + len(exclude), flt)
-            found.append([(i, s) for i, s in hits if i not in exclude][:k])
+        searches = [
+            (m.embedding or [], MemoryFilter(scopes=(m.scope,), statuses=("active",)))
+            for m in memories
+        ]
+        found = [
+            [(i, s) for i, s in hits if i not in exclude][:k]
+            for hits in vector_search_many(self.store, searches, k + len(exclude))
+        ]
         stored = self.store.get_memories(
             sorted({i for hits in found for i, _ in hits}), embeddings=False
         )
         unit = _unit_rows([m.embedding or [] for m in memories])
         plans: list[_Plan] = []
-        kept: list[int] = []  #: positions of the batch memories already planned
+        #: positions of the batch memories already planned, by scope
+        kept: dict[str, list[int]] = {}
         for pos, (m, hits) in enumerate(zip(memories, found, strict=True)):
             near = [links.Candidate(stored[i], s) for i, s in hits if i in stored]
-            same = [j for j in kept if memories[j].scope == m.scope]
+            same = kept.setdefault(m.scope, [])
             if same:
                 sims = unit[same] @ unit[pos]
                 near += [
@@ -154,7 +165,7 @@ class NoteLayer:
             if dup is not None:
                 result.merged[m.id] = dup.memory
                 continue
-            kept.append(pos)
+            same.append(pos)
             plans.append(_Plan(m, near if self.config.link_candidates else []))
         return plans
 

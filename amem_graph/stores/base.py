@@ -232,6 +232,18 @@ def search_by_parts(
     return SearchResult(by_vector, by_text, fields)
 
 
+def vector_search_many(
+    store: GraphStore, searches: Sequence[tuple[Sequence[float], MemoryFilter]], k: int
+) -> list[list[tuple[str, float]]]:
+    """``vector_search`` for each (vector, filter), in order: in one call on a store that has
+    ``vector_search_many`` (the embedded one scores a batch's vectors in one matrix product
+    per filter), else one call each. The answers are ``vector_search``'s."""
+    many = getattr(store, "vector_search_many", None)
+    if many is not None:
+        return many(searches, k)  # type: ignore[no-any-return]
+    return [store.vector_search(vector, k, flt) for vector, flt in searches]
+
+
 #: memory-memory edges recall expands along, both ways
 LINEAGE_EDGES = ("DERIVED_FROM", "LINKED")
 #: memory -> hub edges whose other members are a memory's siblings (same episode, same task)
