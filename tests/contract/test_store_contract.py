@@ -41,6 +41,7 @@ from amem_graph.stores.base import (
     WriteBatch,
     neighbourhood_by_parts,
     search_expand_by_parts,
+    vector_search_many,
 )
 
 T0 = datetime(2026, 1, 5, 9, 30, tzinfo=UTC)
@@ -817,6 +818,34 @@ def test_selective_filter_does_not_starve_vector_search(s: GraphStore, name: str
     assert sorted(i for i, _ in got) == [f"rare-{i}" for i in range(5)]
     assert [i for i, _ in got] == [f"rare-{i}" for i in range(4, -1, -1)]  # most tilted first
     assert [i for i, _ in s.vector_search(axis(0), 3, flt)] == ["rare-4", "rare-3", "rare-2"]
+
+
+def test_many_vector_searches_answer_as_one_search_each(s: GraphStore) -> None:
+    """Ingest's batched nearest-note searches: each answer is ``vector_search``'s, whatever
+    the filter (wide, selective, starved, matching nothing) or the query (zero, tilted)."""
+    filters = [
+        ANY,
+        MemoryFilter(scopes=("A",)),
+        MemoryFilter(scopes=("B",)),
+        MemoryFilter(scopes=("none",)),
+        MemoryFilter(agents=("rare",)),
+    ]
+    queries = [axis(0), axis(1, 0.3, j=0), [0.0] * DIMS, axis(2, -0.4, j=3)]
+    searches = [(q, f) for f in filters for q in queries]
+    assert vector_search_many(s, searches, 3) == [[] for _ in searches]  # empty store
+    crowd = [mem(f"crowd-{i:03d}", vec=axis(i % DIMS, 0.01 * i), scope="A") for i in range(120)]
+    rare = [mem(f"rare-{i}", vec=axis(1, 0.1 * i, j=0), scope="B", agent="rare") for i in range(4)]
+    zero = [mem("zero", vec=[0.0] * DIMS, scope="B")]
+    s.apply(WriteBatch(memories=crowd + rare + zero))
+    for k in (1, 3, 40):
+        got = vector_search_many(s, searches, k)
+        assert got == [s.vector_search(q, k, f) for q, f in searches]
+    assert [i for i, _ in vector_search_many(s, [(axis(0), filters[4])], 2)[0]] == [
+        "rare-3",
+        "rare-2",
+    ]
+    assert vector_search_many(s, searches, 0) == [[] for _ in searches]
+    assert vector_search_many(s, [], 3) == []
 
 
 @pytest.mark.parametrize("name", list(SELECTIVE))

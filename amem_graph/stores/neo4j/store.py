@@ -46,11 +46,12 @@ from amem_graph.core.errors import ValidationError
 from amem_graph.stores.neo4j.connection import open_driver
 from amem_graph.stores.neo4j.expand import Neo4jExpand
 from amem_graph.stores.neo4j.integrity import Neo4jIntegrity
+from amem_graph.stores.neo4j.many import Neo4jSearchMany
 from amem_graph.stores.neo4j.transfer import Neo4jTransfer
 from amem_graph.stores.neo4j.writes import Neo4jWrites
 
 
-class Neo4jStore(Neo4jWrites, Neo4jExpand, Neo4jTransfer, Neo4jIntegrity):
+class Neo4jStore(Neo4jWrites, Neo4jExpand, Neo4jSearchMany, Neo4jTransfer, Neo4jIntegrity):
     """``GraphStore`` on Neo4j 5.13+ (Community is enough). Open it with ``Neo4jStore.connect``."""
 
     backend = "neo4j"
