@@ -34,21 +34,11 @@ from amem_graph.stores.local.ann import (
 )
 from amem_graph.stores.local.mirror import _STATUS_NAMES, _Mirror
 from amem_graph.stores.local.sqlite import LocalConnection
+from amem_graph.stores.query_vector import unit_query
 
 #: a matrix product's cosines differ from one vector's by far less than this (unit vectors,
 #: float32): rows within it of the k-th best are scored again exactly
 _SHORTLIST_MARGIN = 1e-3
-
-
-def _unit_query(vector: Sequence[float], dims: int) -> np.ndarray:
-    """A query vector checked (width, finite) and scaled to unit length."""
-    q = np.asarray(vector, dtype=np.float32)
-    if q.shape != (dims,):
-        raise ValidationError(f"query vector has {q.size} dimensions, the store uses {dims}")
-    if not np.all(np.isfinite(q)):
-        raise ValidationError("query vector has a non-finite value")
-    norm = float(np.linalg.norm(q))
-    return q / norm if norm > 0 else q
 
 
 class LocalSearch(LocalConnection):
@@ -141,7 +131,7 @@ class LocalSearch(LocalConnection):
             mirror = self._fresh_mirror()
             if not mirror.ids:
                 return []
-            q = _unit_query(vector, mirror.dims)
+            q = unit_query(vector, mirror.dims)
             mask, pos = mirror.admitted(flt)
             pos = pos[mirror.has_vec[pos]]
             index = None if mirror.selective(len(pos)) else self._ann_for(mirror)
@@ -168,7 +158,7 @@ class LocalSearch(LocalConnection):
             out: list[list[tuple[str, float]]] = [[] for _ in searches]
             if not mirror.ids:
                 return out
-            queries = [_unit_query(vector, mirror.dims) for vector, _ in searches]
+            queries = [unit_query(vector, mirror.dims) for vector, _ in searches]
             groups: dict[MemoryFilter, list[int]] = {}
             for j, (_, flt) in enumerate(searches):
                 groups.setdefault(flt, []).append(j)

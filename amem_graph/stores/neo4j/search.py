@@ -6,10 +6,8 @@ import math
 from collections.abc import Callable, Iterable, Sequence
 from typing import Any, Final, LiteralString
 
-import numpy as np
 from neo4j import Record
 
-from amem_graph.core.errors import ValidationError
 from amem_graph.core.text import BM25_K1 as K1
 from amem_graph.stores.base import MemoryFilter, RankFields, SearchResult, search_by_parts
 from amem_graph.stores.neo4j.connection import _Reader
@@ -23,6 +21,7 @@ from amem_graph.stores.neo4j.cypher import (
 from amem_graph.stores.neo4j.plan import ANN_MAX, ScopeCounts, first_vector_fetch
 from amem_graph.stores.neo4j.reads import Neo4jReads, _rank_fields
 from amem_graph.stores.neo4j.schema import TEXT_INDEX, VECTOR_INDEX, Neo4jSchema
+from amem_graph.stores.query_vector import unit_query
 
 #: ``search`` asks each index for this many times the candidates wanted, in one query
 FIRST_FETCH: Final = 1.25
@@ -143,14 +142,8 @@ class Neo4jSearch(Neo4jSchema, Neo4jReads):
         info = self._recorded_embedder()
         if info is None:
             return None
-        dims = info[1]
-        q = np.asarray(vector, dtype=np.float32)
-        if q.shape != (dims,):
-            raise ValidationError(f"query vector has {q.size} dimensions, the store uses {dims}")
-        if not np.all(np.isfinite(q)):
-            raise ValidationError("query vector has a non-finite value")
-        norm = float(np.linalg.norm(q))
-        return None if norm == 0 else [float(v) for v in (q / norm).tolist()]
+        q = unit_query(vector, info[1])
+        return [float(v) for v in q.tolist()] if q.any() else None
 
     def _vector_fetch(self, flt: MemoryFilter, n: int) -> int | None:
         """How many hits the vector index is first asked for to keep n under ``flt``; None
