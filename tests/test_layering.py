@@ -18,7 +18,8 @@ MAX_LINES = 600
 
 CORE = ("amem_graph.core",)
 EMBEDDINGS = ("amem_graph.embeddings",)
-PROTOCOL = ("amem_graph.stores.base",)
+#: the store protocol and what both stores share beside it
+PROTOCOL = ("amem_graph.stores.base", "amem_graph.stores.query_vector")
 LOGIC = (
     "amem_graph.recall",
     "amem_graph.provenance",
