@@ -55,6 +55,7 @@ def measure(run: list[str], load: float) -> tuple[str, list[results.Figure]]:
     """One command's output and the figures it printed."""
     shown = " ".join(["python", *run])
     print(f"$ {shown}", flush=True)
+    date = f"{datetime.now(UTC):%Y-%m-%d %H:%M} UTC"
     done = subprocess.run(
         [sys.executable, *run], capture_output=True, text=True, check=False, cwd=HERE.parent
     )
@@ -62,7 +63,6 @@ def measure(run: list[str], load: float) -> tuple[str, list[results.Figure]]:
     print(output, flush=True)
     if done.returncode:
         raise SystemExit(f"{shown} failed with exit code {done.returncode}; RESULTS.md unchanged")
-    date = f"{datetime.now(UTC):%Y-%m-%d %H:%M} UTC"
     return output, results.parse(output, shown, date, round(load, 1))
 
 
