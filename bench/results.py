@@ -100,7 +100,8 @@ def table(figures: Iterable[Figure], store: str) -> list[str]:
     if not rows:
         return [*out, "No figures yet.", ""]
     out += [
-        "| figure | value | baseline (same run) | ratio | goal | met | started (load then) | command |",
+        "| figure | value | baseline (same run) | ratio | goal | met | started (load then) "
+        "| command |",
         "|---|---|---|---|---|---|---|---|",
     ]
     for f in rows:
