@@ -51,7 +51,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # this checkout, n
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from bench_retract import build_tree
-from bench_store import Side, alternate, numpy_topk
+from bench_store import Side, alternate, numpy_topk, ratios
 from common import EPISODE, clock, median, pct, vocabulary
 from results import emit, within
 
@@ -252,8 +252,7 @@ def cold_reopen(target: Target, query: str, scope: str) -> dict[str, float]:
 def line(name: str, rec: list[float], base: list[float], bname: str) -> str:
     return (
         f"  {name:9} recall p50 {median(rec):7.2f} p95 {pct(rec, 95):7.2f} ms | {bname:24} "
-        f"p50 {median(base):7.2f} p95 {pct(base, 95):7.2f} ms | p95 ratio "
-        f"{pct(rec, 95) / pct(base, 95):5.2f}x (p50 {median(rec) / median(base):5.2f}x)"
+        f"p50 {median(base):7.2f} p95 {pct(base, 95):7.2f} ms | {ratios(rec, base)}"
     )
 
 

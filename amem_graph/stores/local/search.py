@@ -124,32 +124,17 @@ class LocalSearch(LocalConnection):
     def vector_search(
         self, vector: Sequence[float], k: int, flt: MemoryFilter
     ) -> list[tuple[str, float]]:
-        if k <= 0:
-            return []
-
-        def run() -> list[tuple[str, float]]:
-            mirror = self._fresh_mirror()
-            if not mirror.ids:
-                return []
-            q = unit_query(vector, mirror.dims)
-            mask, pos = mirror.admitted(flt)
-            pos = pos[mirror.has_vec[pos]]
-            index = None if mirror.selective(len(pos)) else self._ann_for(mirror)
-            if index is not None:
-                return ann_top(mirror, index, q, k, mask, pos)
-            return mirror.top_at(pos, mirror.cosines(q, pos), k)
-
-        return self._guard("searching vectors", run)
+        return self.vector_search_many([(vector, flt)], k)[0]
 
     def vector_search_many(
         self, searches: Sequence[tuple[Sequence[float], MemoryFilter]], k: int
     ) -> list[list[tuple[str, float]]]:
-        """``vector_search`` of each (vector, filter), with the same answers: the vectors of
-        one filter are scored in one matrix product, which shortlists each one's best rows;
-        the shortlist is scored again as ``vector_search`` scores (a matrix product rounds
-        differently in the last bits), so ranks and scores are exactly its. Past the ANN
-        threshold each non-selective search goes through the index, as ``vector_search`` does
-        (one matrix product over a large store would cost more than the searches)."""
+        """``vector_search`` of each (vector, filter); ``vector_search`` is this with one.
+        The vectors of one filter are scored in one matrix product, which shortlists each
+        one's best rows; the shortlist is scored again exactly (a matrix product rounds
+        differently in the last bits), so ranks and scores are those of a search alone. Past
+        the ANN threshold each non-selective search goes through the index (one matrix
+        product over a large store would cost more than the searches)."""
         if k <= 0:
             return [[] for _ in searches]
 
