@@ -30,6 +30,7 @@ from amem_graph.core.models import (
 )
 from amem_graph.core.schema import AGENT, MEMORY_STATUSES, SOURCE, source_id
 from amem_graph.embeddings import Embedder, resolve_embedder
+from amem_graph.memory.bulk import ImportMethods
 from amem_graph.memory.episode import EpisodeSession
 from amem_graph.memory.notes import NoteMethods
 from amem_graph.memory.vectors import CheckedEmbedder
@@ -93,7 +94,7 @@ def _reason(value: str, required: bool) -> str:
     return value
 
 
-class MemoryGraph(NoteMethods):
+class MemoryGraph(NoteMethods, ImportMethods):
     """Long-term memory for agents, on the embedded store or on Neo4j.
 
     Open with ``MemoryGraph.open()``; use as a context manager to close it.

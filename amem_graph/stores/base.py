@@ -10,12 +10,15 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Any, Literal, Protocol, runtime_checkable
+from typing import TYPE_CHECKING, Any, Literal, Protocol, runtime_checkable
 
 from amem_graph.core.errors import ValidationError
 from amem_graph.core.models import Memory, beta_confidence
 from amem_graph.core.schema import MEMORY, check_identifier, check_label, edge_endpoints
 from amem_graph.core.seeding import SeedPlan
+
+if TYPE_CHECKING:
+    from amem_graph.stores.bulk import ImportBatch
 
 Direction = Literal["out", "in", "both"]
 PropValue = str | int | float | bool | datetime | None | list[str] | list[float] | list[int]
@@ -347,6 +350,11 @@ class GraphStore(Protocol):
 
     def apply(self, batch: WriteBatch) -> None:
         """Apply a whole batch in one transaction, or nothing of it."""
+        ...
+
+    def import_memories(self, batch: ImportBatch) -> None:
+        """Write new memories given as columns in one transaction; refuse the whole batch
+        with ConflictError if any id exists (``amem_graph.stores.bulk``)."""
         ...
 
     def get_memories(self, ids: Sequence[str], *, embeddings: bool = True) -> dict[str, Memory]:

@@ -13,6 +13,7 @@ from amem_graph.core.models import Memory
 from amem_graph.core.schema import EDGE_TYPES, MEMORY
 from amem_graph.core.text import search_text
 from amem_graph.stores.base import MemoryUpdate, NodeWrite, WriteBatch
+from amem_graph.stores.bulk import ImportBatch, apply_as_batch
 from amem_graph.stores.local.sqlite import CHANGE_LOG_KEEP, LocalConnection, _chunks, _epoch
 
 
@@ -52,6 +53,10 @@ class LocalWrites(LocalConnection):
                         self._mirror.graph.remove_node(node)
 
         self._guard("writing a batch", run)
+
+    def import_memories(self, batch: ImportBatch) -> None:
+        """``GraphStore.import_memories``: for now the reference route (``WriteBatch``)."""
+        apply_as_batch(self, batch)  # type: ignore[arg-type]
 
     def _write(self, batch: WriteBatch) -> None:
         db = self._db

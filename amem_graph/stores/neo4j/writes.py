@@ -11,6 +11,7 @@ from amem_graph.core.errors import NotFoundError, StoreError, ValidationError
 from amem_graph.core.models import Memory
 from amem_graph.core.schema import EDGE_TYPES, MEMORY_STATUSES, check_label
 from amem_graph.stores.base import EdgeWrite, MemoryUpdate, NodeWrite, WriteBatch
+from amem_graph.stores.bulk import ImportBatch, apply_as_batch
 from amem_graph.stores.neo4j.cypher import _MEMORY_PROJECTION, _cypher
 from amem_graph.stores.neo4j.props import (
     _MEMORY_TIMES,
@@ -178,6 +179,10 @@ def _lock_order(plan: _Plan) -> None:
 
 class Neo4jWrites(Neo4jSchema):
     """Writes: a batch is validated into rows, then sent in one transaction function."""
+
+    def import_memories(self, batch: ImportBatch) -> None:
+        """``GraphStore.import_memories``: for now the reference route (``WriteBatch``)."""
+        apply_as_batch(self, batch)  # type: ignore[arg-type]
 
     def apply(self, batch: WriteBatch) -> None:
         if batch.is_empty():
