@@ -19,7 +19,7 @@ MAX_LINES = 600
 CORE = ("amem_graph.core",)
 EMBEDDINGS = ("amem_graph.embeddings",)
 #: the store protocol and what both stores share beside it
-PROTOCOL = ("amem_graph.stores.base", "amem_graph.stores.query_vector")
+PROTOCOL = ("amem_graph.stores.base", "amem_graph.stores.bulk", "amem_graph.stores.query_vector")
 LOGIC = (
     "amem_graph.recall",
     "amem_graph.provenance",
