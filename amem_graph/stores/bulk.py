@@ -13,13 +13,14 @@ faster route uses it, and the contract tests hold each fast route to the state i
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Collection, Iterator
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from amem_graph.core.errors import ConflictError
 from amem_graph.core.models import Memory
 from amem_graph.core.schema import AGENT, EPISODE, TASK
 from amem_graph.stores.base import EdgeWrite, NodeWrite, WriteBatch
@@ -141,17 +142,21 @@ def provenance_columns(
     return list(nodes.values()), {t: cols for t, cols in edges.items() if cols[0]}
 
 
+def refuse_taken(ids: list[str], taken: Collection[str]) -> None:
+    """ConflictError naming the first of ``ids`` already stored, if any (every route says the
+    same)."""
+    if not taken:
+        return
+    first = next(mid for mid in ids if mid in taken)
+    raise ConflictError(
+        f"memory {first!r} already exists; an import writes new memories only",
+        hint="leave it out of the import, or use remember_many for idempotent writes",
+    )
+
+
 def apply_as_batch(store: GraphStore, batch: ImportBatch) -> None:
     """The reference route: refuse existing ids, then one ``WriteBatch`` of the same rows."""
-    from amem_graph.core.errors import ConflictError
-
-    taken = store.get_memories(batch.ids, embeddings=False)
-    if taken:
-        first = next(mid for mid in batch.ids if mid in taken)
-        raise ConflictError(
-            f"memory {first!r} already exists; an import writes new memories only",
-            hint="leave it out of the import, or use remember_many for idempotent writes",
-        )
+    refuse_taken(batch.ids, store.get_memories(batch.ids, embeddings=False))
     store.apply(
         WriteBatch(
             memories=list(batch.memories()),

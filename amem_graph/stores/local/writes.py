@@ -1,9 +1,11 @@
-"""``apply``: a ``WriteBatch`` as one ``BEGIN IMMEDIATE`` transaction, then the mirror patched."""
+"""``apply`` and ``import_memories``: one ``BEGIN IMMEDIATE`` transaction each, logged, then the
+mirror patched."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from typing import Any
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Final
 
 import numpy as np
 
@@ -13,8 +15,27 @@ from amem_graph.core.models import Memory
 from amem_graph.core.schema import EDGE_TYPES, MEMORY
 from amem_graph.core.text import search_text
 from amem_graph.stores.base import MemoryUpdate, NodeWrite, WriteBatch
-from amem_graph.stores.bulk import ImportBatch, apply_as_batch
+from amem_graph.stores.bulk import ImportBatch, refuse_taken
+from amem_graph.stores.local.imports import DOC_EXCLUDE, memory_rows, unit_blob
 from amem_graph.stores.local.sqlite import CHANGE_LOG_KEEP, LocalConnection, _chunks, _epoch
+
+_INSERT_MEMORY: Final = (
+    "INSERT INTO memories(id, scope, status, agent, task, created_at, valid_from, valid_to, "
+    "doc, search_text, embedding) VALUES(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
+)
+
+
+@dataclass
+class _Change:
+    """What one write changed, for the change log and the mirror patch."""
+
+    memories: list[str]
+    #: (type, src, dst, key) of each edge written
+    edges: list[tuple[str, str, str, str]]
+    #: the props each edge of ``edges`` was written with; None: none had any
+    edge_props: list[dict[str, Any]] | None = None
+    deleted_edges: list[tuple[str, str, str, str]] = field(default_factory=list)
+    deleted_memories: list[str] = field(default_factory=list)
 
 
 class LocalWrites(LocalConnection):
@@ -23,40 +44,79 @@ class LocalWrites(LocalConnection):
     def apply(self, batch: WriteBatch) -> None:
         if batch.is_empty():
             return
-
-        def run() -> None:
-            db = self._db
-            db.execute("BEGIN IMMEDIATE")
-            try:
-                before = self._last_seq()
-                self._write(batch)
-                seq = self._log_change(batch)
-                db.execute("COMMIT")
-            except BaseException:
-                db.execute("ROLLBACK")
-                raise
-            # Our own commit does not bump data_version for this connection: patch mirrors.
-            # The log row is ours; when nothing of another connection's came before it, the
-            # mirror has seen everything up to it (else the next read catches up from the log).
-            if self._mirror is not None and before == self._seen_seq:
-                self._seen_seq = seq
-            if self._mirror is not None:
-                touched = [m.id for m in batch.memories] + [u.id for u in batch.memory_updates]
-                self._refresh_rows(touched + list(batch.delete_memories))
-                for e in batch.edges:
-                    self._mirror.add_edge(e.type, e.src, e.dst, e.key, dict(e.props))
-                for etype, src, dst, key in batch.delete_edges:
-                    self._mirror.remove_edge(etype, src, dst, key)
-                for mid in batch.delete_memories:
-                    node = (MEMORY, mid)
-                    if self._mirror.graph.has_node(node):
-                        self._mirror.graph.remove_node(node)
-
-        self._guard("writing a batch", run)
+        change = _Change(
+            memories=[m.id for m in batch.memories] + [u.id for u in batch.memory_updates],
+            edges=[(e.type, e.src, e.dst, e.key) for e in batch.edges],
+            edge_props=[e.props for e in batch.edges],
+            deleted_edges=list(batch.delete_edges),
+            deleted_memories=list(batch.delete_memories),
+        )
+        self._guard("writing a batch", lambda: self._commit(lambda: self._write(batch), change))
 
     def import_memories(self, batch: ImportBatch) -> None:
-        """``GraphStore.import_memories``: for now the reference route (``WriteBatch``)."""
-        apply_as_batch(self, batch)  # type: ignore[arg-type]
+        """``GraphStore.import_memories``: rows written with ``executemany`` in one transaction,
+        no ``Memory`` or ``EdgeWrite`` per row (the state ``apply`` leaves for the same rows)."""
+        if not len(batch):
+            return
+        edges = [
+            (etype, src, dst, "")
+            for etype, (sources, targets) in batch.edges.items()
+            for src, dst in zip(sources, targets, strict=True)
+        ]
+
+        def write() -> None:
+            refuse_taken(batch.ids, self._existing(MEMORY, batch.ids))
+            self._dims_match(batch.vectors.shape[1])
+            self._db.executemany(_INSERT_MEMORY, memory_rows(batch))
+            self._write(WriteBatch(nodes=list(batch.nodes)))
+            # the sources are this batch's memories and episodes, the targets its nodes, so
+            # every end exists; an episode's edge to its agent or task may exist already
+            self._db.executemany(
+                "INSERT INTO edges(type, src, dst, key, props) VALUES(?, ?, ?, ?, '{}') "
+                "ON CONFLICT(type, src, dst, key) DO NOTHING",
+                edges,
+            )
+
+        change = _Change(memories=list(batch.ids), edges=edges)
+        self._guard("importing memories", lambda: self._commit(write, change))
+
+    def _commit(self, write: Callable[[], None], change: _Change) -> None:
+        """``write`` in one ``BEGIN IMMEDIATE`` transaction with its change-log row, then the
+        mirror patched with what it changed."""
+        db = self._db
+        db.execute("BEGIN IMMEDIATE")
+        try:
+            before = self._last_seq()
+            write()
+            seq = self._log_change(change)
+            db.execute("COMMIT")
+        except BaseException:
+            db.execute("ROLLBACK")
+            raise
+        mirror = self._mirror
+        if mirror is None:
+            return
+        # Our own commit does not bump data_version for this connection: patch the mirror.
+        # The log row is ours; when nothing of another connection's came before it, the
+        # mirror has seen everything up to it (else the next read catches up from the log).
+        if before == self._seen_seq:
+            self._seen_seq = seq
+        self._refresh_rows(change.memories + change.deleted_memories)
+        props = change.edge_props or [{}] * len(change.edges)
+        for (etype, src, dst, key), given in zip(change.edges, props, strict=True):
+            mirror.add_edge(etype, src, dst, key, dict(given))
+        for etype, src, dst, key in change.deleted_edges:
+            mirror.remove_edge(etype, src, dst, key)
+        for mid in change.deleted_memories:
+            node = (MEMORY, mid)
+            if mirror.graph.has_node(node):
+                mirror.graph.remove_node(node)
+
+    def _dims_match(self, dims: int) -> None:
+        """An import's vectors have the recorded embedder's dimension."""
+        stored = self._dims()
+        if stored and dims != stored:
+            raise ValidationError(f"the import has {dims}-dim vectors; the store uses {stored}")
 
     def _write(self, batch: WriteBatch) -> None:
         db = self._db
@@ -92,13 +152,12 @@ class LocalWrites(LocalConnection):
         if batch.delete_memories:
             self._delete_memories(batch.delete_memories)
 
-    def _log_change(self, batch: WriteBatch) -> int:
-        """Append what the batch touched to the change log (readers in other processes patch
+    def _log_change(self, change: _Change) -> int:
+        """Append what a write touched to the change log (readers in other processes patch
         their mirrors from it) and trim the log to its last ``CHANGE_LOG_KEEP`` rows."""
-        touched = [m.id for m in batch.memories] + [u.id for u in batch.memory_updates]
-        edges = [[e.type, e.src, e.dst, e.key] for e in batch.edges]
-        edges += [list(key) for key in batch.delete_edges]
-        body = {"m": list(dict.fromkeys(touched + list(batch.delete_memories))), "e": edges}
+        edges = [*change.edges, *change.deleted_edges]
+        touched = change.memories + change.deleted_memories
+        body = {"m": list(dict.fromkeys(touched)), "e": edges}
         cur = self._db.execute("INSERT INTO changes(body) VALUES(?)", (codec.dumps(body),))
         seq = int(cur.lastrowid or 0)
         if seq % 100 == 0:
@@ -154,16 +213,12 @@ class LocalWrites(LocalConnection):
         vec = np.asarray(memory.embedding, dtype=np.float32)
         if not np.all(np.isfinite(vec)):
             raise ValidationError(f"memory {memory.id!r} has a non-finite embedding value")
-        norm = float(np.linalg.norm(vec))
-        if norm > 0:
-            vec = vec / norm
-        return vec.tobytes()
+        return unit_blob(vec)
 
     def _insert_memory(self, m: Memory, dims: int) -> None:
-        doc = codec.dumps(m.model_dump(mode="json", exclude={"embedding", "confidence"}))
+        doc = codec.dumps(m.model_dump(mode="json", exclude=set(DOC_EXCLUDE)))
         self._db.execute(
-            "INSERT INTO memories(id, scope, status, agent, task, created_at, valid_from, "
-            "valid_to, doc, search_text, embedding) VALUES(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            _INSERT_MEMORY,
             (
                 m.id,
                 m.scope,
@@ -213,7 +268,7 @@ class LocalWrites(LocalConnection):
                 (
                     m.status,
                     _epoch(m.valid_to),
-                    codec.dumps(m.model_dump(mode="json", exclude={"embedding", "confidence"})),
+                    codec.dumps(m.model_dump(mode="json", exclude=set(DOC_EXCLUDE))),
                     search_text(m),
                     rows[mid][2],
                     rows[mid][0],
