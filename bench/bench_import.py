@@ -21,10 +21,17 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # this checkout, not an install
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from bench_million import BenchEmbedder, big_corpus, row
+from bench_million import BenchEmbedder, big_corpus, row, write_rows
 
 from amem_graph import MemoryGraph
 from amem_graph.stores.neo4j import Neo4jStore
+
+#: how each route of ``bench_million.ROUTES`` is printed
+NAMES = {
+    "bulk": "ingest(bulk=True)",
+    "import": "import_memories(notes=True)",
+    "import-no-notes": "import_memories(notes=False)",
+}
 
 
 def routes(
@@ -35,29 +42,11 @@ def routes(
     t0 = datetime(2026, 1, 1, tzinfo=UTC)
     rows = [row(i, text, 100, t0) for i, text in enumerate(texts)]
     out: dict[str, float] = {}
-    for route in (
-        "ingest(bulk=True)",
-        "import_memories(notes=True)",
-        "import_memories(notes=False)",
-    ):
+    for route in ("bulk", "import", "import-no-notes"):
         with open_graph(BenchEmbedder(texts, vectors)) as mg:
             t = time.perf_counter()
             for start in range(0, n, batch):
-                part = rows[start : start + batch]
-                if route.startswith("ingest"):
-                    mg.ingest(part, bulk=True)
-                    continue
-                mg.import_memories(
-                    [str(r["content"]) for r in part],
-                    vectors=vectors[start : start + batch],
-                    ids=[str(r["id"]) for r in part],
-                    scope=[str(r["scope"]) for r in part],
-                    agent=[str(r["agent"]) for r in part],
-                    task=[str(r["task"]) for r in part],
-                    episode=[str(r["episode"]) for r in part],
-                    timestamps=[r["timestamp"] for r in part],  # type: ignore[misc]
-                    notes=route.endswith("True)"),
-                )
+                write_rows(mg, rows[start : start + batch], vectors[start : start + batch], route)
             out[route] = n / (time.perf_counter() - t)
     return out
 
@@ -82,9 +71,10 @@ def main() -> None:
         targets.append(("neo4j", neo4j))
     for label, opener in targets:
         rates = routes(args.n, args.batch, opener)
-        base = rates["ingest(bulk=True)"]
+        base = rates["bulk"]
         for route, rate in rates.items():
-            print(f"{label}: {route:<30} {rate:8.0f} memories/s  {rate / base:5.2f}x baseline")
+            name = NAMES[route]
+            print(f"{label}: {name:<30} {rate:8.0f} memories/s  {rate / base:5.2f}x baseline")
 
 
 if __name__ == "__main__":

@@ -3,6 +3,8 @@
     python bench/bench_million.py                       # embedded store, 1,000,000 memories
     python bench/bench_million.py --n 100000            # smaller
     python bench/bench_million.py --n 100000 --bulk     # ingest(..., bulk=True): no note links
+    python bench/bench_million.py --route import        # import_memories: columns, notes, no links
+    python bench/bench_million.py --route import-no-notes   # import_memories(notes=False)
     python bench/bench_million.py --neo4j bolt://127.0.0.1:7687   # the same on Neo4j (wiped)
 
 The store is a parameter (``Target``): the embedded store at a temporary path, or a Neo4j URI
@@ -11,7 +13,8 @@ else goes through ``MemoryGraph`` and so is the same for both.
 
 What is reported, in this order:
 
-* ingest: memories/s through ``ingest`` in batches of ``--batch`` with precomputed vectors
+* ingest: memories/s through ``--route`` (``ingest``, ``ingest(bulk=True)`` or
+  ``import_memories`` with or without notes) in batches of ``--batch`` with precomputed vectors
   (``BenchEmbedder``: the model is not what is timed), over ``--scopes`` scopes (default 100),
   each scope with its own agents, tasks and episodes of 25 consecutive memories;
 * size on disk (the SQLite file and its WAL; Neo4j: the server's store files if ``--neo4j-data``
@@ -43,7 +46,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Protocol
 
 import numpy as np
 
@@ -187,13 +190,38 @@ class Neo4jTarget:
 # -- measurements ------------------------------------------------------------------------------
 
 
-def ingest(mg: MemoryGraph, rows: list[dict[str, object]], batch: int, bulk: bool) -> float:
-    """Memories per second through ``ingest``, printing progress every 10% of the rows."""
-    options: dict[str, Any] = {"bulk": True} if bulk else {}
+#: ingest routes: ``ingest`` (default), ``ingest(bulk=True)``, ``import_memories`` (notes on/off)
+ROUTES = ("default", "bulk", "import", "import-no-notes")
+
+
+def write_rows(
+    mg: MemoryGraph, rows: list[dict[str, object]], vectors: np.ndarray, route: str
+) -> None:
+    """``rows`` (with their precomputed ``vectors``) through one of ``ROUTES``."""
+    if route in ("default", "bulk"):
+        mg.ingest(rows, **({"bulk": True} if route == "bulk" else {}))
+        return
+    mg.import_memories(
+        [str(r["content"]) for r in rows],
+        vectors=vectors,
+        ids=[str(r["id"]) for r in rows],
+        scope=[str(r["scope"]) for r in rows],
+        agent=[str(r["agent"]) for r in rows],
+        task=[str(r["task"]) for r in rows],
+        episode=[str(r["episode"]) for r in rows],
+        timestamps=[r["timestamp"] for r in rows],  # type: ignore[misc]
+        notes=route == "import",
+    )
+
+
+def ingest(
+    mg: MemoryGraph, rows: list[dict[str, object]], vectors: np.ndarray, batch: int, route: str
+) -> float:
+    """Memories per second through ``route``, printing progress every 10% of the rows."""
     t = time.perf_counter()
     step = max(len(rows) // 10, batch)
     for start in range(0, len(rows), batch):
-        mg.ingest(rows[start : start + batch], **options)
+        write_rows(mg, rows[start : start + batch], vectors[start : start + batch], route)
         done = start + batch
         if done % step < batch:
             rate = done / (time.perf_counter() - t)
@@ -330,7 +358,9 @@ def bench_provenance(mg: MemoryGraph, store: str = "embedded") -> None:
 
 
 def run(target: Target, args: argparse.Namespace) -> None:
-    print(f"== {target.label}: n={args.n} scopes={args.scopes} batch={args.batch} bulk={args.bulk}")
+    print(
+        f"== {target.label}: n={args.n} scopes={args.scopes} batch={args.batch} route={args.route}"
+    )
     print(f"load average at start: {os.getloadavg()}", flush=True)
     t = time.perf_counter()
     texts, vectors = big_corpus(args.n)
@@ -340,11 +370,16 @@ def run(target: Target, args: argparse.Namespace) -> None:
     target.prepare()
     embedder = BenchEmbedder(texts, vectors)
     with MemoryGraph.open(target.address, embedder=embedder) as mg:
-        rate = ingest(mg, rows, args.batch, args.bulk)
+        rate = ingest(mg, rows, vectors, args.batch, args.route)
     size = target.size_bytes()
     shown = "unknown" if size is None else f"{size / 2**20:.0f} MB ({size / args.n:.0f} B/memory)"
     print(f"ingest {rate:.0f} mem/s | size on disk {shown}", flush=True)
-    route = "bulk=True" if args.bulk else "default route"
+    route = {
+        "default": "default route",
+        "bulk": "bulk=True",
+        "import": "import_memories",
+        "import-no-notes": "import_memories, notes=False",
+    }[args.route]
     goal = 5_000 if target.label == "neo4j" else 10_000
     emit(
         target.label,
@@ -383,7 +418,8 @@ def main() -> None:
     parser.add_argument("--scopes", type=int, default=100)
     parser.add_argument("--batch", type=int, default=1000)
     parser.add_argument("--queries", type=int, default=100)
-    parser.add_argument("--bulk", action="store_true", help="ingest(bulk=True): see the docs")
+    parser.add_argument("--route", choices=ROUTES, default="default", help="how memories go in")
+    parser.add_argument("--bulk", action="store_true", help="the same as --route bulk")
     parser.add_argument("--path", default=None, help="embedded store file (default: a temp dir)")
     parser.add_argument("--neo4j", default=None, help="a bolt:// or neo4j:// URI (wiped first)")
     parser.add_argument("--neo4j-data", default=None, help="the server's data dir, for its size")
@@ -393,6 +429,8 @@ def main() -> None:
     parser.add_argument("--query", default="", help=argparse.SUPPRESS)
     parser.add_argument("--scope", default="", help=argparse.SUPPRESS)
     args = parser.parse_args()
+    if args.bulk:
+        args.route = "bulk"
     if args.child_open:
         child_open(args.child_open, args.query, args.scope)
         return
