@@ -1,17 +1,19 @@
 """The read mirror of the SQLite truth: numpy columns for filtered vector search, the BM25 index,
-and a networkx graph of every edge with the task and episode hubs' members."""
+and the task and episode hubs' members (for siblings).
+
+Edges themselves are not mirrored: ``edges`` reads them from SQLite through its indexes (a
+recall's hop asks for a few seeds' edges). A networkx graph of every edge was a third of the
+mirror's memory and of its build time at 100k memories, for lookups SQLite answers in
+well under a millisecond."""
 
 from __future__ import annotations
 
 import sqlite3
 from collections.abc import Sequence
 from dataclasses import replace
-from typing import Any
 
-import networkx as nx
 import numpy as np
 
-from amem_graph.core.schema import EDGE_TYPES, MEMORY
 from amem_graph.stores.base import SIBLING_EDGES, MemoryFilter
 from amem_graph.stores.local.bm25 import BM25Index
 
@@ -44,7 +46,7 @@ _STATUS_NAMES = {code: name for name, code in _STATUS_CODES.items()}
 
 
 class _Mirror:
-    """numpy columns for filtered vector search plus a networkx graph of all edges."""
+    """numpy columns for filtered vector search, BM25, and the sibling hubs' members."""
 
     def __init__(self, dims: int) -> None:
         self.dims = dims
@@ -73,15 +75,14 @@ class _Mirror:
         self.members: dict[str, dict[str, set[str]]] = {t: {} for t in SIBLING_EDGES}
         self.hubs: dict[str, dict[str, set[str]]] = {t: {} for t in SIBLING_EDGES}
         self.codes: dict[str, dict[str, int]] = {"scope": {}, "agent": {}, "task": {}}
-        self.graph: nx.MultiDiGraph = nx.MultiDiGraph()
         self.bm25 = BM25Index()
         #: filter without as_of -> (mask, sorted positions) it admits
         self._masks: dict[MemoryFilter, tuple[np.ndarray, np.ndarray]] = {}
         #: filter (with as_of) -> (mask, sorted positions) it admits
         self._admitted: dict[MemoryFilter, tuple[np.ndarray, np.ndarray]] = {}
         self._hub_pos: dict[tuple[str, str], np.ndarray] = {}
-        #: while a whole build runs (``load_edges``): each node's and edge key's one tuple
-        self._build_keys: dict[tuple[str, str], tuple[str, str]] = {}
+        #: while a whole build runs (``load_edges``): each id string once
+        self._build_keys: dict[str, str] = {}
 
     def _code(self, column: str, value: str | None) -> int:
         if value is None:
@@ -156,8 +157,8 @@ class _Mirror:
         end = start + len(rows)
         self._grow(end)
         ids = [r["id"] for r in rows]
-        # the graph's memory nodes will share these id strings (``load_edges``)
-        self._build_keys.update(((MEMORY, mid), (MEMORY, mid)) for mid in ids)
+        # the hub member sets will share these id strings (``load_edges``)
+        self._build_keys.update(zip(ids, ids, strict=True))
         self.ids.extend(ids)
         self.pos.update(zip(ids, range(start, end), strict=True))
         at = slice(start, end)
@@ -179,31 +180,18 @@ class _Mirror:
         for column in ("valid_from", "created_at", "importance", "successes", "failures"):
             getattr(self, column)[at] = [r[column] for r in rows]
         self.valid_to[at] = [np.inf if r["valid_to"] is None else r["valid_to"] for r in rows]
-        for i, r in enumerate(rows, start):
-            self.bm25.set(i, r["search_text"])
+        self.bm25.set_many(range(start, end), [r["search_text"] for r in rows])
 
-    def load_edges(self, rows: Sequence[tuple[str, str, str, str, dict[str, Any]]]) -> None:
-        """Add edges read back from SQLite, none of them mirrored yet (a whole build's path;
-        the state ``add_edge(..., replace=True)`` of each leaves). Edges without properties
-        share one empty dict: every reader copies props, and a merge makes a new dict."""
-        empty: dict[str, Any] = {}
-        batch = []
-        # one key tuple (and id string) per node and per edge key, not one per edge end:
-        # networkx keeps whichever it is handed, so repeats would each stay in memory
+    def load_edges(self, rows: Sequence[tuple[str, str, str]]) -> None:
+        """Add ``(type, src, dst)`` of sibling edges read back from SQLite (a whole build's
+        path; the state ``add_edge`` of each leaves)."""
+        # one id string per memory and hub, not one per edge end
         keys = self._build_keys
-        for etype, src, dst, key, props in rows:
-            src_label, dst_label = EDGE_TYPES[etype]
-            kept = {n: v for n, v in props.items() if v is not None} if props else empty
-            u = keys.setdefault((src_label, src), (src_label, src))
-            v = keys.setdefault((dst_label, dst), (dst_label, dst))
-            k = keys.setdefault((etype, key), (etype, key))
-            batch.append((u, v, k, {"props": kept or empty}))
-            src, dst = u[1], v[1]
-            if etype in self.members:
-                self.members[etype].setdefault(dst, set()).add(src)
-                self.hubs[etype].setdefault(src, set()).add(dst)
-                self._hub_pos.pop((etype, dst), None)
-        self.graph.add_edges_from(batch)
+        for etype, src, dst in rows:
+            src, dst = keys.setdefault(src, src), keys.setdefault(dst, dst)
+            self.members[etype].setdefault(dst, set()).add(src)
+            self.hubs[etype].setdefault(src, set()).add(dst)
+            self._hub_pos.pop((etype, dst), None)
 
     def drop(self, mid: str) -> None:
         self._changed()
@@ -314,37 +302,27 @@ class _Mirror:
                         key=lambda p: (-p[1], self.ids[p[0]]))[:k]  # fmt: skip
         return [(self.ids[i], s) for i, s in ranked]
 
-    def add_edge(
-        self,
-        etype: str,
-        src: str,
-        dst: str,
-        key: str,
-        props: dict[str, Any],
-        *,
-        replace: bool = False,
-    ) -> None:
-        """Add the edge or merge ``props`` into it (as the write did); ``replace`` sets them as
-        read back from SQLite."""
-        src_label, dst_label = EDGE_TYPES[etype]
-        ends, k = ((src_label, src), (dst_label, dst)), (etype, key)
-        if not replace and self.graph.has_edge(*ends, key=k):  # merge as json_patch did
-            props = {**self.graph.edges[(*ends, k)]["props"], **props}
-        props = {name: value for name, value in props.items() if value is not None}
-        self.graph.add_edge(*ends, key=k, props=props)
+    def add_edge(self, etype: str, src: str, dst: str) -> None:
+        """A written edge: a sibling edge joins its hub (other types are not mirrored)."""
         if etype in self.members:
             self.members[etype].setdefault(dst, set()).add(src)
             self.hubs[etype].setdefault(src, set()).add(dst)
             self._hub_pos.pop((etype, dst), None)
 
-    def remove_edge(self, etype: str, src: str, dst: str, key: str) -> None:
-        src_label, dst_label = EDGE_TYPES[etype]
-        if self.graph.has_edge((src_label, src), (dst_label, dst), key=(etype, key)):
-            self.graph.remove_edge((src_label, src), (dst_label, dst), key=(etype, key))
+    def remove_edge(self, etype: str, src: str, dst: str) -> None:
+        """A deleted edge: a sibling edge leaves its hub (an edge's key does not matter here:
+        the hub edges are written with the empty key only)."""
         if etype in self.members:
             self.members[etype].get(dst, set()).discard(src)
             self.hubs[etype].get(src, set()).discard(dst)
             self._hub_pos.pop((etype, dst), None)
+
+    def remove_memory(self, mid: str) -> None:
+        """A deleted memory leaves every hub (its edges went with it)."""
+        for via, hubs in self.hubs.items():
+            for hub in hubs.pop(mid, ()):
+                self.members[via].get(hub, set()).discard(mid)
+                self._hub_pos.pop((via, hub), None)
 
     def siblings(self, mid: str, via: str, mask: np.ndarray, limit: int) -> list[tuple[str, str]]:
         """Admitted memories sharing a ``via`` hub with ``mid``, nearest in time first."""

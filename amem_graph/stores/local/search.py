@@ -5,10 +5,10 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterable, Sequence
-from typing import Any
 
 import numpy as np
 
+from amem_graph.core import codec
 from amem_graph.core.errors import ValidationError
 from amem_graph.core.schema import EDGE_TYPES
 from amem_graph.core.seeding import SeedPlan
@@ -33,7 +33,7 @@ from amem_graph.stores.local.ann import (
     warn_missing,
 )
 from amem_graph.stores.local.mirror import _STATUS_NAMES, _Mirror
-from amem_graph.stores.local.sqlite import LocalConnection
+from amem_graph.stores.local.sqlite import LocalConnection, _chunks
 from amem_graph.stores.query_vector import unit_query
 
 #: a matrix product's cosines differ from one vector's by far less than this (unit vectors,
@@ -99,27 +99,43 @@ class LocalSearch(LocalConnection):
         id_list = list(dict.fromkeys(ids))
 
         def run() -> list[Edge]:
-            graph = self._fresh_mirror().graph
             out: list[Edge] = []
             seen: set[tuple[str, str, str, str]] = set()
+            ends = [("src", "out"), ("dst", "in")]
             for etype in wanted_types:
-                src_label, dst_label = EDGE_TYPES[etype]
+                # each id's out-edges, then its in-edges, ids in the order asked
+                found: dict[tuple[str, str], list[Edge]] = {}
+                for column, side in ends:
+                    if direction in (side, "both"):
+                        for e in self._edges_at(etype, column, id_list):
+                            found.setdefault((e.src if side == "out" else e.dst, side), []).append(
+                                e
+                            )
                 for nid in id_list:
-                    found: list[tuple[Any, Any, Any, Any]] = []
-                    if direction in ("out", "both") and graph.has_node((src_label, nid)):
-                        found += graph.out_edges((src_label, nid), keys=True, data="props")
-                    if direction in ("in", "both") and graph.has_node((dst_label, nid)):
-                        found += graph.in_edges((dst_label, nid), keys=True, data="props")
-                    for u, v, key, props in found:
-                        if key[0] != etype:
-                            continue
-                        ident = (etype, u[1], v[1], key[1])
-                        if ident not in seen:
-                            seen.add(ident)
-                            out.append(Edge(etype, u[1], v[1], dict(props), key[1]))
+                    for _, side in ends:
+                        for e in found.get((nid, side), ()):
+                            ident = (etype, e.src, e.dst, e.key)
+                            if ident not in seen:
+                                seen.add(ident)
+                                out.append(e)
             return out
 
         return self._guard("reading edges", run)
+
+    def _edges_at(self, etype: str, column: str, ids: Sequence[str]) -> list[Edge]:
+        """The ``etype`` edges whose ``column`` (src or dst) is one of ``ids``, from SQLite
+        (the primary key and ``edges_dst`` index serve both), in key order."""
+        out: list[Edge] = []
+        for part in _chunks(ids):
+            marks = ",".join("?" * len(part))
+            for row in self._db.execute(
+                f"SELECT src, dst, key, props FROM edges WHERE type = ? AND {column} IN ({marks}) "
+                "ORDER BY src, dst, key",
+                [etype, *part],
+            ):
+                props = codec.loads(row["props"]) if row["props"] != "{}" else {}
+                out.append(Edge(etype, row["src"], row["dst"], props, row["key"]))
+        return out
 
     def vector_search(
         self, vector: Sequence[float], k: int, flt: MemoryFilter

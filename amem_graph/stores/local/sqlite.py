@@ -15,8 +15,7 @@ from typing import TypeVar, cast
 
 from amem_graph.core import codec
 from amem_graph.core.errors import AmemGraphError, ConflictError, EmbedderMismatchError, StoreError
-from amem_graph.core.schema import MEMORY
-from amem_graph.stores.base import GraphStore
+from amem_graph.stores.base import SIBLING_EDGES, GraphStore
 from amem_graph.stores.local.mirror import _Mirror
 
 SCHEMA_VERSION = "1"
@@ -174,14 +173,12 @@ class LocalConnection:
             rows = self._db.execute(f"SELECT {_MIRROR_COLUMNS} FROM memories ORDER BY rid")
             while part := rows.fetchmany(_BUILD_CHUNK):
                 mirror.load(part)
-            edges = self._db.execute("SELECT type, src, dst, key, props FROM edges")
+            marks = ",".join("?" * len(SIBLING_EDGES))
+            edges = self._db.execute(
+                f"SELECT type, src, dst FROM edges WHERE type IN ({marks})", SIBLING_EDGES
+            )
             while found := edges.fetchmany(_BUILD_CHUNK):
-                mirror.load_edges(
-                    [
-                        (r[0], r[1], r[2], r[3], codec.loads(r[4]) if r[4] != "{}" else {})
-                        for r in found
-                    ]
-                )
+                mirror.load_edges([(r[0], r[1], r[2]) for r in found])
             mirror.loaded()
         finally:
             if own:
@@ -209,32 +206,30 @@ class LocalConnection:
                 body = codec.loads(row["body"])
                 memories.update(dict.fromkeys(body["m"]))
                 edges.update(dict.fromkeys(tuple(e) for e in body["e"]))
-            gone = self._refresh_rows(memories)
-            for mid in gone:
-                node = (MEMORY, mid)
-                if mirror.graph.has_node(node):
-                    mirror.graph.remove_node(node)
-            self._refresh_edges(mirror, list(edges))
+            for mid in self._refresh_rows(memories):
+                mirror.remove_memory(mid)
+            self._refresh_edges(mirror, [key for key in edges if key[0] in SIBLING_EDGES])
             if rows:
                 self._seen_seq = int(rows[-1]["seq"])
         finally:
             self._db.execute("COMMIT")
 
     def _refresh_edges(self, mirror: _Mirror, keys: Sequence[tuple[str, str, str, str]]) -> None:
-        """Each edge as stored now: its props replaced, or removed when it is gone."""
+        """Each sibling edge's hub membership as stored now (kept, or removed when gone)."""
         for part in _chunks(keys):
-            found: dict[tuple[str, str, str, str], dict[str, object]] = {}
             where = " OR ".join("(type=? AND src=? AND dst=? AND key=?)" for _ in part)
             params = [v for key in part for v in key]
-            for row in self._db.execute(
-                f"SELECT type, src, dst, key, props FROM edges WHERE {where}", params
-            ):
-                found[(row["type"], row["src"], row["dst"], row["key"])] = codec.loads(row["props"])
+            found = {
+                (row["type"], row["src"], row["dst"], row["key"])
+                for row in self._db.execute(
+                    f"SELECT type, src, dst, key FROM edges WHERE {where}", params
+                )
+            }
             for key in part:
                 if key in found:
-                    mirror.add_edge(*key, found[key], replace=True)
+                    mirror.add_edge(*key[:3])
                 else:
-                    mirror.remove_edge(*key)
+                    mirror.remove_edge(*key[:3])
 
     def _refresh_rows(self, ids: Iterable[str]) -> set[str]:
         """Re-read these memories into the mirror; the ones no longer stored (dropped)."""

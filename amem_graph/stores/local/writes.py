@@ -32,8 +32,6 @@ class _Change:
     memories: list[str]
     #: (type, src, dst, key) of each edge written
     edges: list[tuple[str, str, str, str]]
-    #: the props each edge of ``edges`` was written with; None: none had any
-    edge_props: list[dict[str, Any]] | None = None
     deleted_edges: list[tuple[str, str, str, str]] = field(default_factory=list)
     deleted_memories: list[str] = field(default_factory=list)
 
@@ -47,7 +45,6 @@ class LocalWrites(LocalConnection):
         change = _Change(
             memories=[m.id for m in batch.memories] + [u.id for u in batch.memory_updates],
             edges=[(e.type, e.src, e.dst, e.key) for e in batch.edges],
-            edge_props=[e.props for e in batch.edges],
             deleted_edges=list(batch.delete_edges),
             deleted_memories=list(batch.delete_memories),
         )
@@ -102,15 +99,12 @@ class LocalWrites(LocalConnection):
         if before == self._seen_seq:
             self._seen_seq = seq
         self._refresh_rows(change.memories + change.deleted_memories)
-        props = change.edge_props or [{}] * len(change.edges)
-        for (etype, src, dst, key), given in zip(change.edges, props, strict=True):
-            mirror.add_edge(etype, src, dst, key, dict(given))
-        for etype, src, dst, key in change.deleted_edges:
-            mirror.remove_edge(etype, src, dst, key)
+        for etype, src, dst, _ in change.edges:
+            mirror.add_edge(etype, src, dst)
+        for etype, src, dst, _ in change.deleted_edges:
+            mirror.remove_edge(etype, src, dst)
         for mid in change.deleted_memories:
-            node = (MEMORY, mid)
-            if mirror.graph.has_node(node):
-                mirror.graph.remove_node(node)
+            mirror.remove_memory(mid)
 
     def _dims_match(self, dims: int) -> None:
         """An import's vectors have the recorded embedder's dimension."""
