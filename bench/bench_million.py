@@ -367,8 +367,14 @@ def run(target: Target, args: argparse.Namespace) -> None:
     t0 = datetime(2025, 1, 1, tzinfo=UTC)
     rows = [row(i, text, args.scopes, t0) for i, text in enumerate(texts)]
     print(f"corpus generated in {time.perf_counter() - t:.1f} s", flush=True)
-    target.prepare()
     embedder = BenchEmbedder(texts, vectors)
+    size = target.size_bytes()
+    shown = "unknown" if size is None else f"{size / 2**20:.0f} MB ({size / args.n:.0f} B/memory)"
+    if args.reuse:
+        print(f"reusing the store as it is (no ingest) | size on disk {shown}", flush=True)
+        measure(target, args, embedder, texts, vectors, rows)
+        return
+    target.prepare()
     with MemoryGraph.open(target.address, embedder=embedder) as mg:
         rate = ingest(mg, rows, vectors, args.batch, args.route)
     size = target.size_bytes()
@@ -388,6 +394,18 @@ def run(target: Target, args: argparse.Namespace) -> None:
         goal=f">= {goal} memories/s",
         met=rate >= goal,
     )
+    measure(target, args, embedder, texts, vectors, rows)
+
+
+def measure(
+    target: Target,
+    args: argparse.Namespace,
+    embedder: BenchEmbedder,
+    texts: list[str],
+    vectors: np.ndarray,
+    rows: list[dict[str, object]],
+) -> None:
+    """Everything after the ingest: cold reopen, recall, provenance."""
     cold = cold_reopen(target, " ".join(texts[0].split()[2:5]), "scope-0")
     print(
         f"cold reopen (default embedder): open {cold['open_s']:.2f} s | model load "
@@ -408,7 +426,7 @@ def run(target: Target, args: argparse.Namespace) -> None:
         if not args.no_provenance:
             bench_provenance(mg, target.label)
     print(f"load average at end: {os.getloadavg()}", flush=True)
-    if not args.keep:
+    if not (args.keep or args.reuse):
         target.cleanup()
 
 
@@ -424,6 +442,9 @@ def main() -> None:
     parser.add_argument("--neo4j", default=None, help="a bolt:// or neo4j:// URI (wiped first)")
     parser.add_argument("--neo4j-data", default=None, help="the server's data dir, for its size")
     parser.add_argument("--keep", action="store_true", help="leave the store in place")
+    parser.add_argument(
+        "--reuse", action="store_true", help="measure a kept store (--path, same --n) as it is"
+    )
     parser.add_argument("--no-provenance", action="store_true", help="skip trace/impact/retract")
     parser.add_argument("--child-open", default=None, help=argparse.SUPPRESS)
     parser.add_argument("--query", default="", help=argparse.SUPPRESS)

@@ -38,8 +38,17 @@ STOP_WORDS = frozenset(
 _STEMMERS = threading.local()
 
 
-@lru_cache(maxsize=200_000)
 def stem(word: str) -> str:
+    """Porter stem of one lower-cased word. A word ending in a digit is its own stem (every
+    Porter rule removes or rewrites a suffix of letters): numbers are most of the words a
+    vocabulary sees once, so they neither pay the stemmer nor crowd the cache."""
+    if word[-1:].isdigit():
+        return word
+    return _stem_word(word)
+
+
+@lru_cache(maxsize=200_000)
+def _stem_word(word: str) -> str:
     """Porter stem of one lower-cased word (cached: vocabularies are small)."""
     stemmer = getattr(_STEMMERS, "porter", None)
     if stemmer is None:

@@ -46,3 +46,14 @@ def test_bm25_reindex_and_remove() -> None:
     assert index.scores("gamma", 2)[1] == 0
     expected = np.log1p((1 - 1 + 0.5) / (1 + 0.5)) * 1 * 2.2 / (1 + 1.2)
     assert index.scores("gamma", 2)[0] == pytest.approx(expected, rel=1e-5)
+
+
+def test_words_ending_in_a_digit_stem_as_the_porter_stemmer_stems_them() -> None:
+    """The shortcut for such words gives the stemmer's own answer."""
+    import snowballstemmer
+
+    from amem_graph.core.text import stem
+
+    porter = snowballstemmer.stemmer("porter")
+    for word in ["0", "2026", "v2", "ies5", "running1", "a_b9", "x86_64", "ies", "running"]:
+        assert stem(word) == porter.stemWord(word), word

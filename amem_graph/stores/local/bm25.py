@@ -9,6 +9,7 @@ rebuilds it from SQLite and patches it on its own writes.
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Sequence
 
 import numpy as np
 
@@ -36,6 +37,17 @@ class _Postings:
         self.tfs[self.n] = tf
         self.n += 1
 
+    def extend(self, docs: list[int], tfs: list[int]) -> None:
+        """``add`` of each pair in turn, in one copy."""
+        end = self.n + len(docs)
+        if end > len(self.docs):
+            size = max(end, len(self.docs) * 2)
+            self.docs = np.resize(self.docs, size)
+            self.tfs = np.resize(self.tfs, size)
+        self.docs[self.n : end] = docs
+        self.tfs[self.n : end] = tfs
+        self.n = end
+
     def remove(self, doc: int) -> None:
         keep = self.docs[: self.n] != doc
         kept = int(keep.sum())
@@ -60,22 +72,44 @@ class BM25Index:
     def set(self, doc: int, text: str) -> None:
         """Index (or re-index) the text of document ``doc``."""
         self.remove(doc)
+        for post, tf in self._counted(doc, text):
+            post.add(doc, tf)
+
+    def set_many(self, docs: Sequence[int], texts: Sequence[str]) -> None:
+        """``set`` of each (doc, text) in turn, each term's postings extended once (a whole
+        mirror build: one numpy store per posting was most of the index's build time)."""
+        grouped: dict[str, tuple[_Postings, list[int], list[int]]] = {}
+        for doc, text in zip(docs, texts, strict=True):
+            if doc in self.doc_terms:
+                self.remove(doc)
+            for post, tf in self._counted(doc, text):
+                group = grouped.get(post.term)
+                if group is None:
+                    group = grouped[post.term] = (post, [], [])
+                group[1].append(doc)
+                group[2].append(tf)
+        for post, added, tfs in grouped.values():
+            post.extend(added, tfs)
+
+    def _counted(self, doc: int, text: str) -> list[tuple[_Postings, int]]:
+        """Record ``doc``'s text, length and terms; each term's postings (created when new)
+        with its frequency, for the caller to add ``doc`` to."""
         terms = Counter(analyze(text))
         if doc >= len(self.lengths):
             self.lengths = np.resize(self.lengths, max(doc + 1, len(self.lengths) * 2))
         self.lengths[doc] = sum(terms.values())
         self.total_length += float(self.lengths[doc])
         self.documents += 1 if terms else 0
-        own = []
+        out = []
         for term, tf in terms.items():
             post = self.postings.get(term)
             if post is None:
                 post = self.postings[term] = _Postings()
                 post.term = term
-            post.add(doc, tf)
-            own.append(post.term)
-        self.doc_terms[doc] = tuple(own)
+            out.append((post, tf))
+        self.doc_terms[doc] = tuple(post.term for post, _ in out)
         self.texts[doc] = text
+        return out
 
     def text(self, doc: int) -> str | None:
         """The text document ``doc`` was indexed with, if any."""
