@@ -64,7 +64,9 @@ class BM25Index:
         #: each document's distinct terms (what ``remove`` visits), as the postings' own
         #: key strings in a tuple: a Counter per document cost ~4x the memory
         self.doc_terms: dict[int, tuple[str, ...]] = {}
-        self.texts: dict[int, str] = {}
+        #: each indexed document's text hash: enough to tell a changed text, and a fraction
+        #: of the text's own memory
+        self.digests: dict[int, int] = {}
         self.lengths = np.zeros(1024, dtype=np.float32)
         self.total_length = 0.0
         self.documents = 0
@@ -108,17 +110,17 @@ class BM25Index:
                 post.term = term
             out.append((post, tf))
         self.doc_terms[doc] = tuple(post.term for post, _ in out)
-        self.texts[doc] = text
+        self.digests[doc] = hash(text)
         return out
 
-    def text(self, doc: int) -> str | None:
-        """The text document ``doc`` was indexed with, if any."""
-        return self.texts.get(doc)
+    def indexed_as(self, doc: int, text: str) -> bool:
+        """Whether document ``doc`` is indexed with this text."""
+        return self.digests.get(doc) == hash(text)
 
     def remove(self, doc: int) -> None:
         """Forget document ``doc``."""
         terms = self.doc_terms.pop(doc, None)
-        self.texts.pop(doc, None)
+        self.digests.pop(doc, None)
         if terms is None:
             return
         self.total_length -= float(self.lengths[doc])

@@ -73,7 +73,7 @@ class _Mirror:
         self.failures = np.zeros(cap, dtype=np.float64)
         #: via edge type -> hub id -> member memory ids, and memory id -> its hubs
         self.members: dict[str, dict[str, set[str]]] = {t: {} for t in SIBLING_EDGES}
-        self.hubs: dict[str, dict[str, set[str]]] = {t: {} for t in SIBLING_EDGES}
+        self.hubs: dict[str, dict[str, tuple[str, ...]]] = {t: {} for t in SIBLING_EDGES}
         self.codes: dict[str, dict[str, int]] = {"scope": {}, "agent": {}, "task": {}}
         self.bm25 = BM25Index()
         #: filter without as_of -> (mask, sorted positions) it admits
@@ -136,7 +136,7 @@ class _Mirror:
         self.importance[i] = row["importance"]
         self.successes[i] = row["successes"]
         self.failures[i] = row["failures"]
-        if self.bm25.text(i) != row["search_text"]:  # status and credit changes keep the text
+        if not self.bm25.indexed_as(i, row["search_text"]):  # status and credit keep the text
             self.bm25.set(i, row["search_text"])
 
     def reserve(self, rows: int) -> None:
@@ -189,9 +189,7 @@ class _Mirror:
         keys = self._build_keys
         for etype, src, dst in rows:
             src, dst = keys.setdefault(src, src), keys.setdefault(dst, dst)
-            self.members[etype].setdefault(dst, set()).add(src)
-            self.hubs[etype].setdefault(src, set()).add(dst)
-            self._hub_pos.pop((etype, dst), None)
+            self._join(etype, src, dst)
 
     def drop(self, mid: str) -> None:
         self._changed()
@@ -305,16 +303,29 @@ class _Mirror:
     def add_edge(self, etype: str, src: str, dst: str) -> None:
         """A written edge: a sibling edge joins its hub (other types are not mirrored)."""
         if etype in self.members:
-            self.members[etype].setdefault(dst, set()).add(src)
-            self.hubs[etype].setdefault(src, set()).add(dst)
-            self._hub_pos.pop((etype, dst), None)
+            self._join(etype, src, dst)
+
+    def _join(self, etype: str, src: str, dst: str) -> None:
+        """Memory ``src`` is a member of hub ``dst``. A memory's hubs are a tuple (nearly
+        always of one): a set per memory was a tenth of the mirror at 100k memories."""
+        self.members[etype].setdefault(dst, set()).add(src)
+        hubs = self.hubs[etype]
+        known = hubs.get(src, ())
+        if dst not in known:
+            hubs[src] = (*known, dst)
+        self._hub_pos.pop((etype, dst), None)
 
     def remove_edge(self, etype: str, src: str, dst: str) -> None:
         """A deleted edge: a sibling edge leaves its hub (an edge's key does not matter here:
         the hub edges are written with the empty key only)."""
         if etype in self.members:
             self.members[etype].get(dst, set()).discard(src)
-            self.hubs[etype].get(src, set()).discard(dst)
+            hubs = self.hubs[etype]
+            left = tuple(hub for hub in hubs.get(src, ()) if hub != dst)
+            if left:
+                hubs[src] = left
+            else:
+                hubs.pop(src, None)
             self._hub_pos.pop((etype, dst), None)
 
     def remove_memory(self, mid: str) -> None:
