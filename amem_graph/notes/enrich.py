@@ -110,10 +110,13 @@ def _candidates(content: str) -> list[tuple[str, str, bool]]:
     out: list[tuple[str, str, bool]] = []
     run: list[str] = []
     sentence_start = True
+    end = 0
     for match in _TOKEN.finditer(content):
         token = match.group(0).strip("'")
-        before = content[: match.start()]
-        opens = sentence_start or not before.strip() or bool(_SENTENCE_END.search(before))
+        # a token ends in a letter or digit, so a sentence's end lies between the previous
+        # token and this one: the gap alone is searched (the whole prefix made it quadratic)
+        opens = sentence_start or bool(_SENTENCE_END.search(content, end, match.start()))
+        end = match.end()
         sentence_start = False
         lower = token.lower()
         capital = (token[:1].isupper() and not token.isupper()) or (
