@@ -27,8 +27,8 @@ from amem_graph.stores.neo4j.props import (
     _TERMS_PROP,
     _ZERO_PROP,
     _memory_props,
-    _memory_row,
     _storable,
+    _time_pair,
 )
 from amem_graph.stores.neo4j.vectext import unit_rows, vector_texts
 from amem_graph.stores.neo4j.writes import (
@@ -76,12 +76,12 @@ def _chunks(rows: list[dict[str, Any]]) -> Iterator[list[dict[str, Any]]]:
 
 
 def _shared_props(batch: ImportBatch) -> tuple[dict[str, Any], dict[str, Any]]:
-    """The template's props without the per-row fields, and its times (which ``_SET_TIMES``
-    sets per row, as ``apply`` does)."""
+    """The template's props without the per-row fields, and its times as ``_SET_TIMES``
+    pairs (a row's own times replace them)."""
     props = _memory_props(batch.template)
     per_row = set(batch.row(0)) | set(_MEMORY_TIMES) | {_TERMS_PROP}
     shared = {k: v for k, v in props.items() if k not in per_row}
-    return shared, {k: props[k] for k in _MEMORY_TIMES}
+    return shared, {k: _time_pair(props[k]) for k in _MEMORY_TIMES}
 
 
 def _search_terms(batch: ImportBatch, row: dict[str, Any]) -> str:
@@ -95,36 +95,41 @@ def _search_terms(batch: ImportBatch, row: dict[str, Any]) -> str:
     return " ".join(analyze(text))
 
 
-def _checked_vectors(batch: ImportBatch, dims: int) -> tuple[list[str], list[bool]]:
-    """The vector texts and zero flags ``_unit_vector`` would give, with its refusals."""
+def check_vectors(batch: ImportBatch, dims: int) -> None:
+    """``_unit_vector``'s refusals, for the whole matrix before anything is written."""
     vectors = batch.vectors
     if vectors.ndim != 2 or vectors.shape[0] != len(batch) or vectors.shape[1] != dims:
         got = vectors.shape[1] if vectors.ndim == 2 else 0
         raise ValidationError(
             f"memory {batch.ids[0]!r} has a {got}-dim embedding; the store uses {dims}"
         )
-    unit, zero = unit_rows(vectors)
-    bad = ~np.isfinite(unit).all(axis=1)
+    bad = ~np.isfinite(vectors).all(axis=1)
     if bad.any():
         mid = batch.ids[int(bad.argmax())]
         raise ValidationError(f"memory {mid!r} has a non-finite embedding value")
-    return vector_texts(unit), zero.tolist()
 
 
-def memory_rows(batch: ImportBatch, dims: int) -> tuple[dict[str, Any], list[dict[str, Any]]]:
-    """``$shared`` and the ``$rows`` of ``_Q_CREATE_MEMORIES``: no Memory model per row."""
-    shared, times = _shared_props(batch)
-    texts, zero = _checked_vectors(batch, dims)
-    rows = []
-    for i, text in enumerate(texts):
-        fields = batch.row(i)
-        row = _memory_row({**times, **fields})
-        row["props"][_TERMS_PROP] = _search_terms(batch, fields)
-        if zero[i]:
-            row["props"][_ZERO_PROP] = True
-        row["embedding"] = text
-        rows.append(row)
-    return shared, rows
+def memory_chunks(batch: ImportBatch) -> Iterator[list[dict[str, Any]]]:
+    """The ``$rows`` of ``_Q_CREATE_MEMORIES``, ``CHUNK`` at a time and no Memory model per row
+    (checked with ``check_vectors`` first): props, times, vector text, zero flag as ``apply``."""
+    _, times = _shared_props(batch)
+    for start in range(0, len(batch), CHUNK):
+        stop = min(start + CHUNK, len(batch))
+        unit, zero = unit_rows(batch.vectors[start:stop])
+        rows = []
+        for i, text, is_zero in zip(
+            range(start, stop), vector_texts(unit), zero.tolist(), strict=True
+        ):
+            props = batch.row(i)
+            own = dict(times)
+            for key in _MEMORY_TIMES:
+                if key in props:
+                    own[key] = _time_pair(props.pop(key))
+            props[_TERMS_PROP] = _search_terms(batch, props)
+            if is_zero:
+                props[_ZERO_PROP] = True
+            rows.append({"props": props, "times": own, "embedding": text})
+        yield rows
 
 
 def _edge_rows(etype: str, sources: Sequence[str], targets: Sequence[str]) -> list[dict[str, Any]]:
@@ -145,12 +150,10 @@ class Neo4jImport(Neo4jWrites):
             return
 
         def run() -> None:
-            shared: dict[str, Any] = {}
-            rows: list[dict[str, Any]] = []
             if len(batch):
-                shared, rows = memory_rows(batch, self._recorded_dims())
+                check_vectors(batch, self._recorded_dims())
             plan = self._provenance_plan(batch)
-            self._write(lambda tx: self._write_import(tx, batch.ids, shared, rows, plan))
+            self._write(lambda tx: self._write_import(tx, batch, plan))
 
         self._guard("importing memories", run)
 
@@ -166,24 +169,11 @@ class Neo4jImport(Neo4jWrites):
         _lock_order(plan)
         return plan
 
-    def _write_import(
-        self,
-        tx: ManagedTransaction,
-        ids: list[str],
-        shared: dict[str, Any],
-        rows: list[dict[str, Any]],
-        plan: _Plan,
-    ) -> None:
+    def _write_import(self, tx: ManagedTransaction, batch: ImportBatch, plan: _Plan) -> None:
         """Inside the one transaction: refuse a stored id, then memories, nodes and edges."""
-        if ids:
-            taken = tx.run(_Q_TAKEN, {"ids": ids}).single()
-            if taken is not None:
-                raise ConflictError(
-                    f"memory {taken['id']!r} already exists; an import writes new memories only",
-                    hint="leave it out of the import, or use remember_many for idempotent writes",
-                )
-        for part in _chunks(rows):
-            tx.run(_Q_CREATE_MEMORIES, {"shared": shared, "rows": part}).consume()
+        if len(batch):
+            self._refuse_taken(tx, batch.ids)
+            self._write_memories(tx, batch)
         for label, node_rows in plan.creates.items():
             query = _cypher(_Q_CREATE_NODES, L=check_label(label))
             for part in _chunks(node_rows):
@@ -192,9 +182,32 @@ class Neo4jImport(Neo4jWrites):
             query = _cypher(_Q_MERGE_NODES, L=check_label(label))
             for part in _chunks(node_rows):
                 tx.run(query, {"rows": part}).consume()
-        new = set(ids)
+        new = set(batch.ids)
         for etype, edge_rows in plan.edges.items():
             self._write_edges(tx, etype, edge_rows, new)
+
+    @staticmethod
+    def _refuse_taken(tx: ManagedTransaction, ids: list[str]) -> None:
+        """ConflictError naming the first id (in batch order) that is already stored."""
+        taken = tx.run(_Q_TAKEN, {"ids": ids}).single()
+        if taken is not None:
+            raise ConflictError(
+                f"memory {taken['id']!r} already exists; an import writes new memories only",
+                hint="leave it out of the import, or use remember_many for idempotent writes",
+            )
+
+    @staticmethod
+    def _write_memories(tx: ManagedTransaction, batch: ImportBatch) -> None:
+        """One statement per chunk, each sent before the next is built: the server writes one
+        while the client formats the next (results in a transaction need not be read in
+        turn); a failed statement raises when its result is read, still inside."""
+        shared, _ = _shared_props(batch)
+        sent = [
+            tx.run(_Q_CREATE_MEMORIES, {"shared": shared, "rows": rows})
+            for rows in memory_chunks(batch)
+        ]
+        for result in sent:
+            result.consume()
 
     def _write_edges(
         self, tx: ManagedTransaction, etype: str, rows: list[dict[str, Any]], new: set[str]

@@ -18,10 +18,10 @@ import numpy as np
 #: 10**k as float64 for the exact range: a float32 (24-bit mantissa) times 10**k for k <= 12
 #: fits float64's 53 bits, so rounding the product to 9 digits is correctly rounded
 _POW10: Final = np.array([float(10**k) for k in range(13)])
-#: values in [_EXACT_MIN, _EXACT_MAX) have 9 exact digits from that product; others are rare
+#: values in [_EXACT_MIN, _EXACT_TOP] have 9 exact digits from that product; others are rare
 #: in unit vectors (~1 value in 600 is below 1e-4) and formatted by Python
 _EXACT_MIN: Final = 1e-4
-_EXACT_MAX: Final = 1e4
+_EXACT_TOP: Final = 9999.0
 #: one value is 16 bytes, two little-endian 64-bit words built from tables (each table puts
 #: its characters at their byte offsets): '+d.dddd' 'd' | 'ddde' '+XX,'
 _WIDTH: Final = 16
@@ -80,19 +80,14 @@ def vector_texts(unit: np.ndarray) -> list[str]:
 def _digits(a: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Nine correctly rounded significant digits ``m`` (an integer in [1e8, 1e9), 0 for 0)
     and the decimal exponent ``e`` of each ``a >= 0``, as ``f"{a:.8e}"`` writes them."""
-    m = np.zeros(a.size, dtype=np.int64)
-    e = np.zeros(a.size, dtype=np.int64)
-    exact = (a >= _EXACT_MIN) & (a < _EXACT_MAX)
-    x = a[exact]
-    ex = np.floor(np.log10(x)).astype(np.int64)
-    mx = np.rint(x * _POW10[8 - ex]).astype(np.int64)
-    off = (mx >= 1_000_000_000) | (mx < 100_000_000)  # log10 rounded, or a carry to 10**9
-    ex[off] += np.where(mx[off] >= 1_000_000_000, 1, -1)
-    ok = (ex >= -4) & (ex <= 3)  # still where the product is exact
-    mx[off] = np.rint(x[off] * _POW10[np.clip(8 - ex[off], 0, 12)]).astype(np.int64)
-    m[exact], e[exact] = mx, ex
-    exact[exact] = ok
-    for i in np.flatnonzero(~exact & (a > 0)).tolist():
+    clipped = np.clip(a, _EXACT_MIN, _EXACT_TOP)
+    e = np.clip(np.floor(np.log10(clipped)).astype(np.int64), -4, 3)
+    m = np.rint(clipped * _POW10[8 - e]).astype(np.int64)
+    zero = a == 0
+    # outside the exact range, or log10 rounded across a power of ten: Python's digits
+    slow = ((a != clipped) | (m < 100_000_000) | (m >= 1_000_000_000)) & ~zero
+    m[zero] = e[zero] = 0
+    for i in np.flatnonzero(slow).tolist():
         text = f"{a[i]:.8e}"
         m[i] = int(text[0] + text[2:10])
         e[i] = int(text[11:])
