@@ -42,8 +42,9 @@ from amem_graph.stores.neo4j.writes import (
     _Plan,
 )
 
-#: rows per statement: bigger statements gained nothing measurable, and a parameter map of
-#: 20k memories (~100 MB of vector text) is more than the server needs to hold at once
+#: rows per statement: keeps one statement's parameters (about 6 kB of vector text a memory)
+#: to tens of MB on the server; 20k memories in one import ran at 183/s in statements of
+#: 5000 and 147/s in statements of 1000 (load ~6, where the commit's index updates dominate)
 CHUNK: Final = 5_000
 
 _Q_TAKEN: Final = """
