@@ -16,11 +16,11 @@ from typing import Any, Final
 import numpy as np
 from neo4j import ManagedTransaction
 
-from amem_graph.core.errors import ConflictError, ValidationError
+from amem_graph.core.errors import ValidationError
 from amem_graph.core.schema import EDGE_TYPES, MEMORY, check_label
 from amem_graph.core.text import analyze, search_text_of
 from amem_graph.stores.base import EdgeWrite
-from amem_graph.stores.bulk import ImportBatch
+from amem_graph.stores.bulk import ImportBatch, refuse_taken
 from amem_graph.stores.neo4j.cypher import _cypher
 from amem_graph.stores.neo4j.props import (
     _MEMORY_TIMES,
@@ -190,12 +190,8 @@ class Neo4jImport(Neo4jWrites):
     @staticmethod
     def _refuse_taken(tx: ManagedTransaction, ids: list[str]) -> None:
         """ConflictError naming the first id (in batch order) that is already stored."""
-        taken = tx.run(_Q_TAKEN, {"ids": ids}).single()
-        if taken is not None:
-            raise ConflictError(
-                f"memory {taken['id']!r} already exists; an import writes new memories only",
-                hint="leave it out of the import, or use remember_many for idempotent writes",
-            )
+        first = tx.run(_Q_TAKEN, {"ids": ids}).single()
+        refuse_taken(ids, () if first is None else (first["id"],))
 
     @staticmethod
     def _write_memories(tx: ManagedTransaction, batch: ImportBatch) -> None:
