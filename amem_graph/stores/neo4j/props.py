@@ -112,15 +112,16 @@ def _memory_row(props: Mapping[str, Any]) -> dict[str, Any]:
     """Parameters for one memory: times as [epoch seconds, nanosecond] pairs, built into
     DateTime values by ``_SET_TIMES`` (the driver's own DateTime packing was slow)."""
     plain = {k: v for k, v in props.items() if k not in _MEMORY_TIMES}
-    times: dict[str, list[int] | None] = {}
-    for key in _MEMORY_TIMES:
-        value = props.get(key)
-        if value is None:
-            times[key] = None
-        else:
-            micros = (_aware(value) - _EPOCH) // timedelta(microseconds=1)
-            times[key] = [micros // 1_000_000, (micros % 1_000_000) * 1000]
+    times = {key: _time_pair(props.get(key)) for key in _MEMORY_TIMES}
     return {"props": plain, "times": times}
+
+
+def _time_pair(value: datetime | None) -> list[int] | None:
+    """A time as the [epoch seconds, nanosecond] pair ``_SET_TIMES`` builds a DateTime from."""
+    if value is None:
+        return None
+    micros = (_aware(value) - _EPOCH) // timedelta(microseconds=1)
+    return [micros // 1_000_000, (micros % 1_000_000) * 1000]
 
 
 def _memory_data(props: Mapping[str, Any]) -> dict[str, Any]:

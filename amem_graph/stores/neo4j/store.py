@@ -31,6 +31,7 @@ and ``raw_vector_query()`` is a bare vector index call, the floor benchmarks com
 
 One module per concern, each a part of ``Neo4jStore``: ``connection`` (driver, sessions, error
 mapping), ``schema`` (schema file, vector index, embedder, wipe), ``writes`` (``apply``),
+``bulk`` (``import_memories``, from columns; ``vectext`` formats its vectors),
 ``reads`` (lookups), ``search`` (index searches), ``hood`` (the expansion hop), ``expand``
 (``search_expand``), ``transfer`` (whole-store reads); ``props`` and ``cypher`` hold the
 property conversions and the shared Cypher text.
@@ -43,15 +44,15 @@ import os
 from neo4j import Driver
 
 from amem_graph.core.errors import ValidationError
+from amem_graph.stores.neo4j.bulk import Neo4jImport
 from amem_graph.stores.neo4j.connection import open_driver
 from amem_graph.stores.neo4j.expand import Neo4jExpand
 from amem_graph.stores.neo4j.integrity import Neo4jIntegrity
 from amem_graph.stores.neo4j.many import Neo4jSearchMany
 from amem_graph.stores.neo4j.transfer import Neo4jTransfer
-from amem_graph.stores.neo4j.writes import Neo4jWrites
 
 
-class Neo4jStore(Neo4jWrites, Neo4jExpand, Neo4jSearchMany, Neo4jTransfer, Neo4jIntegrity):
+class Neo4jStore(Neo4jImport, Neo4jExpand, Neo4jSearchMany, Neo4jTransfer, Neo4jIntegrity):
     """``GraphStore`` on Neo4j 5.13+ (Community is enough). Open it with ``Neo4jStore.connect``."""
 
     backend = "neo4j"

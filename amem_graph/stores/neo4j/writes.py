@@ -11,7 +11,6 @@ from amem_graph.core.errors import NotFoundError, StoreError, ValidationError
 from amem_graph.core.models import Memory
 from amem_graph.core.schema import EDGE_TYPES, MEMORY_STATUSES, check_label
 from amem_graph.stores.base import EdgeWrite, MemoryUpdate, NodeWrite, WriteBatch
-from amem_graph.stores.bulk import ImportBatch, apply_as_batch
 from amem_graph.stores.neo4j.cypher import _MEMORY_PROJECTION, _cypher
 from amem_graph.stores.neo4j.props import (
     _MEMORY_TIMES,
@@ -180,25 +179,26 @@ def _lock_order(plan: _Plan) -> None:
 class Neo4jWrites(Neo4jSchema):
     """Writes: a batch is validated into rows, then sent in one transaction function."""
 
-    def import_memories(self, batch: ImportBatch) -> None:
-        """``GraphStore.import_memories``: for now the reference route (``WriteBatch``)."""
-        apply_as_batch(self, batch)  # type: ignore[arg-type]
-
     def apply(self, batch: WriteBatch) -> None:
         if batch.is_empty():
             return
 
         def run() -> None:
-            dims = self._dims() if self._needs_dims(batch) else 0
-            if self._needs_dims(batch) and dims == 0:
-                raise StoreError(
-                    "this Neo4j store has no embedder recorded (wiped since it was opened?): "
-                    "open it again through MemoryGraph, which records its embedder"
-                )
+            dims = self._recorded_dims() if self._needs_dims(batch) else 0
             plan = self._plan(batch, dims)
             self._write(lambda tx: self._apply_plan(tx, plan))
 
         self._guard("writing a batch", run)
+
+    def _recorded_dims(self) -> int:
+        """The recorded embedder's dimension, which every written vector must have."""
+        dims = self._dims()
+        if dims == 0:
+            raise StoreError(
+                "this Neo4j store has no embedder recorded (wiped since it was opened?): "
+                "open it again through MemoryGraph, which records its embedder"
+            )
+        return dims
 
     @staticmethod
     def _needs_dims(batch: WriteBatch) -> bool:
