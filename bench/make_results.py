@@ -4,6 +4,8 @@
     python bench/make_results.py                       # short: 10k memories, embedded only
     python bench/make_results.py --neo4j bolt://127.0.0.1:7699 --full
     python bench/make_results.py --only bench_scope    # re-run one command, keep the other rows
+    python bench/make_results.py --record run.log --command "python bench/bench_million.py" \
+        --started "2026-12-02 15:11 UTC" --load 2.6      # a long run made by hand, from its output
 
 Each benchmark prints its readable output and one ``RESULT`` line per figure (bench/results.py).
 The figures are merged into bench/results.json by (store, figure), so a partial re-run replaces
@@ -74,12 +76,24 @@ def main() -> None:
     parser.add_argument("--out", default=str(HERE / "RESULTS.md"))
     parser.add_argument("--data", default=str(HERE / "results.json"))
     parser.add_argument("--runs", default=str(HERE / "runs"), help="folder for whole outputs")
+    parser.add_argument("--record", default=None, help="merge the figures of this saved output")
+    parser.add_argument("--command", default="", help="with --record: the command that made it")
+    parser.add_argument("--started", default="", help="with --record: when it started (UTC)")
+    parser.add_argument("--load", type=float, default=None, help="with --record: load then")
     args = parser.parse_args()
+    if args.record:
+        if not (args.command and args.started):
+            raise SystemExit("--record needs --command and --started")
+        output = Path(args.record).read_text(encoding="utf-8")
+        found = results.parse(output, args.command, args.started, args.load)
+        if not found:
+            raise SystemExit(f"{args.record} holds no RESULT line")
+        write(Path(args.data), Path(args.out), found)
+        return
     runs = [r for r in commands(args.neo4j, args.full) if args.only in " ".join(r)]
     if not runs:
         raise SystemExit(f"no benchmark command contains {args.only!r}")
     data, out, kept = Path(args.data), Path(args.out), Path(args.runs)
-    figures = results.load_json(data.read_text(encoding="utf-8")) if data.exists() else []
     measured: list[results.Figure] = []
     outputs = {}
     for run in runs:
@@ -87,10 +101,16 @@ def main() -> None:
         outputs[slug(run)], found = measure(run, load)
         measured += found
     # written only once every command succeeded: a failed run leaves the record as it was
-    figures = results.merge(figures, measured)
     kept.mkdir(exist_ok=True)
     for name, output in outputs.items():
         (kept / f"{name}.txt").write_text(output, encoding="utf-8")
+    write(data, out, measured)
+
+
+def write(data: Path, out: Path, measured: list[results.Figure]) -> None:
+    """Merge ``measured`` into the JSON record and regenerate the tables of ``out``."""
+    figures = results.load_json(data.read_text(encoding="utf-8")) if data.exists() else []
+    figures = results.merge(figures, measured)
     data.write_text(results.dump_json(figures), encoding="utf-8")
     document = out.read_text(encoding="utf-8") if out.exists() else "# Benchmarks\n"
     out.write_text(results.splice(document, results.render(figures)), encoding="utf-8")

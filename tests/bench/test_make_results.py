@@ -86,3 +86,36 @@ def test_figures_are_checked_when_made_and_when_read() -> None:
     assert results.within(1.4, 1.5)["met"] and not results.within(1.6, 1.5)["met"]
     with pytest.raises(ValueError, match="one figures marker"):
         results.splice(f"# T\n{results.BEGIN}\n", "block")
+
+
+def test_a_saved_long_run_is_recorded_with_its_command_and_start(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    out, data = tmp_path / "RESULTS.md", tmp_path / "results.json"
+    out.write_text(NOTES, encoding="utf-8")
+    log = tmp_path / "run.log"
+    row = {"store": "embedded", "name": "ingest at 1000k", "value": "5259 memories/s"}
+    log.write_text(f"ingesting...\nRESULT {json.dumps(row)}\ndone\n", encoding="utf-8")
+    argv = ["make_results.py", "--out", str(out), "--data", str(data), "--record", str(log)]
+    extra = ["--command", "python bench/bench_million.py", "--started", "2026-12-02 15:11 UTC"]
+    monkeypatch.setattr(sys, "argv", [*argv, *extra, "--load", "2.6"])
+    make_results.main()
+    text = out.read_text(encoding="utf-8")
+    assert "Hand-written notes that must survive." in text
+    assert "| ingest at 1000k | 5259 memories/s |" in text
+    assert "2026-12-02 15:11 UTC (2.6)" in text and "`python bench/bench_million.py`" in text
+    stored = json.loads(data.read_text(encoding="utf-8"))
+    assert [f["command"] for f in stored] == ["python bench/bench_million.py"]
+
+
+def test_recording_a_log_without_figures_changes_nothing(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    out, data = tmp_path / "RESULTS.md", tmp_path / "results.json"
+    log = tmp_path / "empty.log"
+    log.write_text("no figures here\n", encoding="utf-8")
+    argv = ["make_results.py", "--out", str(out), "--data", str(data), "--record", str(log)]
+    monkeypatch.setattr(sys, "argv", [*argv, "--command", "x", "--started", "now"])
+    with pytest.raises(SystemExit, match="holds no RESULT line"):
+        make_results.main()
+    assert not out.exists() and not data.exists()
