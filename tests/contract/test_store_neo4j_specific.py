@@ -704,7 +704,6 @@ def test_big_hub_walks_seek_the_time_index_in_every_plan(neo: Neo4jStore) -> Non
     params.update(ids=[], fetch=[], limit=10, small=200, hub="h", secs=0, nanos=0, id="a")
     statements = {
         "neighbourhood": neo4j_hood._neighbourhood_query(where, SIBLING_EDGES, True),
-        "tie group": neo4j_hood._sibling_query(neo4j_hood._Q_SIBLINGS_AT, "FOR_TASK", where),
     }
     for vector, text in ((True, True), (True, False), (False, True)):
         statements[f"search_expand {vector=} {text=}"] = neo4j_expand._search_expand_query(

@@ -142,7 +142,7 @@ class Neo4jExpand(Neo4jSearch, Neo4jHood):
             v_n = self._vector_fetch(flt, sizes["v_"]) if sizes["v_"] else 0
             t_q = text_index_query(lucene, flt.scopes) if lucene else ""
             params.update(_search_expand_args(q, t_q, sizes, v_n or _fetch_size(sizes["v_"]), plan))
-            ask = _HoodAsk(flt, params["limit"], SIBLING_EDGES, True, where, params)
+            ask = _HoodAsk(flt, params["limit"], SIBLING_EDGES, True, params)
             redo: dict[str, Callable[[], list[tuple[str, float]]]] = {
                 "v_": lambda: self.vector_search(vector or [], n_vector, flt),
                 "t_": lambda: self.text_search(query, n_text, flt),
@@ -180,5 +180,5 @@ class Neo4jExpand(Neo4jSearch, Neo4jHood):
         if set(seeds) != set(rec["seed_ids"]) or set(fetch_ids) != set(rec["fetch_ids"]):
             hood = self.neighbourhood(sorted(seeds), ask.flt, plan.limit, fetch_ids)
         else:
-            hood = self._hood_from(tx, rec, sorted(seeds), ask)
+            hood = self._hood_from(rec, sorted(seeds), ask)
         return Expansion(found, seeds, hood)

@@ -27,7 +27,7 @@ from amem_graph.stores.neo4j.cypher import (
     _filter_clause,
 )
 from amem_graph.stores.neo4j.props import _edge_props, _memory_from_props
-from amem_graph.stores.neo4j.reads import Neo4jReads, _rank_fields, _read_rank_fields
+from amem_graph.stores.neo4j.reads import Neo4jReads, _rank_fields
 
 #: ``neighbourhood`` lists lineage edges in this type order, as ``edges`` does
 _LINEAGE_ORDER: Final = {t: i for i, t in enumerate(LINEAGE_EDGES)}
@@ -103,15 +103,6 @@ def _hood_query(where: LiteralString, vias: Sequence[str], lineage: bool) -> Lit
     return query.replace("%AT%", _MICROS.replace("%V%", "s"))
 
 
-#: every admitted member of a big hub at one instant (a tie group cut by the limit)
-_Q_SIBLINGS_AT: Final = """
-MATCH (s:Memory {id: $id})
-MATCH (m:Memory)
-USING INDEX SEEK m:Memory(%P%, created_at)
-WHERE m.%P% = $hub AND m.created_at = datetime({epochSeconds: $secs, nanosecond: $nanos})
-  AND m <> s AND %FILTER% AND EXISTS { (m)-[:%T%]->(:%H% {id: $hub}) }
-RETURN collect(m.id) AS ids
-"""
 #: ``neighbourhood`` and ``siblings``: one entry per seed, each part a subquery that aggregates
 #: (so a seed without edges or hubs still gives its entry), and the memories to ``fetch``
 _Q_HOOD: Final = """
@@ -133,14 +124,18 @@ CALL {
                   CASE WHEN %FILTER% THEN [%FIELDS%] END]) AS lineage
 }
 """
-#: per hub of the seed: a small hub read whole (nearest ``$limit``); a big one walked each way
-#: through the (hub property, created_at) index in index order (ordering by both index keys
-#: lets the planner stop at the LIMIT instead of sorting the hub; the SEEK hint, because it
-#: otherwise chose, in some plans, to scan the whole index in order, or the task-only index and
-#: a sort), one row past the limit showing a tie group the limit cut. A big-hub walk starts from
-#: an UNWIND of the hub or of nothing: behind ``WITH ... WHERE degree > $small`` the planner
-#: ran the index seek for every hub, small ones included, and filtered afterwards (PROFILE of
-#: a 10k recall: about 1,100 index rows and 5,600 db hits per recall for walks it threw away)
+#: per hub of the seed: a small hub read whole, nearest first, then filtered in that order until
+#: ``$limit`` are admitted (the CASE stops reading filter properties there: filtering first
+#: cost five reads per member, and a 200-member task hub at 10k memories was ~9,000 of
+#: recall's 12,500 db hits); a big one walked each way through the (hub property, created_at)
+#: index, its nearest ``$limit`` by time then id (ordered by the index keys then id, the
+#: planner keeps the index order and a PartialTop that stops once the limit's tie group is
+#: complete: no sort of the hub, and no second query for a tie group the limit cuts; the SEEK
+#: hint, because it otherwise chose, in some plans, to scan the whole index in order, or the
+#: task-only index and a sort). A big-hub walk starts from an UNWIND of the hub or of nothing:
+#: behind ``WITH ... WHERE degree > $small`` the planner ran the index seek for every hub,
+#: small ones included, and filtered afterwards (PROFILE of a 10k recall: about 1,100 index
+#: rows and 5,600 db hits per recall for walks it threw away)
 _Q_HOOD_SIBLINGS: Final = """
 CALL {
   WITH s
@@ -150,11 +145,12 @@ CALL {
     WITH s, h, degree
     WITH s, h WHERE degree <= $small
     MATCH (h)<-[:%T%]-(m:Memory)
-    WHERE m <> s AND %FILTER%
+    WHERE m <> s
     WITH m, abs(%MICROS_M% - %MICROS_S%) AS gap
     ORDER BY gap, m.id
-    LIMIT $limit
-    RETURN collect([m.id, gap, %FIELDS%]) AS near
+    WITH collect([m, gap]) AS by_gap
+    RETURN reduce(near = [], x IN by_gap | CASE WHEN size(near) >= $limit THEN near
+             ELSE near + [m IN [x[0]] WHERE %FILTER% | [m.id, x[1], %FIELDS%]] END) AS near
   }
   CALL {
     WITH s, h, degree
@@ -165,7 +161,7 @@ CALL {
       USING INDEX SEEK m:Memory(%P%, created_at)
       WHERE m.%P% = big.id AND m.created_at >= s.created_at AND m <> s AND %FILTER%
         AND EXISTS { (m)-[:%T%]->(big) }
-      WITH m ORDER BY m.%P% ASC, m.created_at ASC LIMIT $limit + 1
+      WITH m ORDER BY m.%P% ASC, m.created_at ASC, m.id ASC LIMIT $limit
       RETURN collect([m.id, %MICROS_M%, %FIELDS%]) AS walked
     }
     RETURN coalesce(head(collect(walked)), []) AS later
@@ -179,7 +175,7 @@ CALL {
       USING INDEX SEEK m:Memory(%P%, created_at)
       WHERE m.%P% = big.id AND m.created_at < s.created_at AND %FILTER%
         AND EXISTS { (m)-[:%T%]->(big) }
-      WITH m ORDER BY m.%P% DESC, m.created_at DESC LIMIT $limit + 1
+      WITH m ORDER BY m.%P% DESC, m.created_at DESC, m.id ASC LIMIT $limit
       RETURN collect([m.id, %MICROS_M%, %FIELDS%]) AS walked
     }
     RETURN coalesce(head(collect(walked)), []) AS earlier
@@ -191,15 +187,13 @@ CALL {
 
 @dataclass(frozen=True, slots=True)
 class _HoodAsk:
-    """What a ``_hood_query`` record is read against besides its seeds: the filter and fan-out
-    limit, and the query's parts and parameters (for the extra reads a big hub's tie group
-    needs)."""
+    """What a ``_hood_query`` record is read against besides its seeds: the filter, fan-out
+    limit and parts of the query, and its parameters."""
 
     flt: MemoryFilter
     limit: int
     vias: tuple[str, ...]
     lineage: bool
-    where: LiteralString
     params: dict[str, Any]
 
 
@@ -241,18 +235,17 @@ class Neo4jHood(Neo4jReads):
             }
         )
         query = _neighbourhood_query(where, vias, lineage)
-        ask = _HoodAsk(flt, params["limit"], tuple(vias), lineage, where, params)
+        ask = _HoodAsk(flt, params["limit"], tuple(vias), lineage, params)
 
         def read(tx: _Reader) -> Neighbourhood:
-            return self._hood_from(tx, tx.run(query, params).single(strict=True), unique, ask)
+            return self._hood_from(tx.run(query, params).single(strict=True), unique, ask)
 
         return self._guard(what, lambda: self._read(read))
 
-    def _hood_from(self, tx: _Reader, rec: Record, ids: list[str], ask: _HoodAsk) -> Neighbourhood:
+    def _hood_from(self, rec: Record, ids: list[str], ask: _HoodAsk) -> Neighbourhood:
         """The ``Neighbourhood`` of the seeds ``ids`` (keyed in that order) in a record of
-        ``_hood_query``'s ``seeds`` and ``fetched``; a tie group a big hub's limit cut is read
-        in ``tx``."""
-        limit, vias = ask.limit, ask.vias
+        ``_hood_query``'s ``seeds`` and ``fetched``."""
+        vias = ask.vias
         siblings: dict[str, dict[str, list[tuple[str, str]]]] = {
             via: {mid: [] for mid in ids} for via in vias
         }
@@ -260,19 +253,6 @@ class Neo4jHood(Neo4jReads):
         edges: dict[tuple[str, str, str, str], Edge] = {}
         fields: dict[str, RankFields] = {}
         found: dict[str, dict[str, list[tuple[int, str, str]]]] = {v: {} for v in vias}
-
-        def big_hub_side(
-            side: Sequence[Sequence[Any]], via: str, mid: str, hub: str
-        ) -> list[tuple[str, int]]:
-            """(member, micros) nearest first, with the tie group the limit cut, if any."""
-            rows = [(str(o), int(t)) for o, t, *_ in side]
-            for other, _, *values in side:
-                fields[str(other)] = _rank_fields(values)
-            if limit > 0 and len(rows) > limit and rows[limit][1] == rows[limit - 1][1]:
-                tie_query = _sibling_query(_Q_SIBLINGS_AT, via, ask.where)
-                return self._tie_group(tx, tie_query, ask.params, mid, hub, rows, limit)
-            return rows
-
         for seed_id, seed_at, *entry in rec["seeds"]:
             mid, at, part = str(seed_id), int(seed_at), dict(zip(columns, entry, strict=True))
             if ask.lineage:
@@ -283,15 +263,12 @@ class Neo4jHood(Neo4jReads):
                     for other, gap, *values in near:
                         fields[str(other)] = _rank_fields(values)
                         bucket.append((int(gap), str(other), str(hub)))
-                    for side in (later, earlier):
-                        rows = big_hub_side(side, via, mid, str(hub))
-                        bucket.extend((abs(t - at), o, str(hub)) for o, t in rows)
+                    for other, micros, *values in (*later, *earlier):
+                        fields[str(other)] = _rank_fields(values)
+                        bucket.append((abs(int(micros) - at), str(other), str(hub)))
         for via in vias:
-            _pick_nearest(found[via], limit, siblings[via])
+            _pick_nearest(found[via], ask.limit, siblings[via])
         picked = {o for by_seed in siblings.values() for b in by_seed.values() for o, _ in b}
-        unscored = picked - fields.keys()
-        if unscored:  # tie groups add members the query did not score
-            fields.update(_read_rank_fields(tx, ask.flt, sorted(unscored)))
         seeds = set(ids)
         wanted = picked | {b for _, x, y, _ in edges for a, b in ((x, y), (y, x)) if a in seeds}
         order = sorted(edges, key=lambda i: (_LINEAGE_ORDER[i[0]], i[1:]))
@@ -316,20 +293,3 @@ class Neo4jHood(Neo4jReads):
             raise ValidationError(f"siblings via {via!r}: use one of {SIBLING_EDGES}")
         hood = self._hood(ids, flt, limit, (via,), lineage=False, what="finding siblings")
         return hood.siblings[via]
-
-    @staticmethod
-    def _tie_group(
-        tx: _Reader,
-        query: LiteralString,
-        params: dict[str, Any],
-        mid: str,
-        hub: str,
-        rows: list[tuple[str, int]],
-        limit: int,
-    ) -> list[tuple[str, int]]:
-        """Rows before the instant the limit cut through, plus everyone at that instant."""
-        cut = rows[limit - 1][1]
-        secs, micros = divmod(cut, 1_000_000)
-        args = {**params, "id": mid, "hub": hub, "secs": secs, "nanos": micros * 1000}
-        tied = tx.run(query, args).single(strict=True)["ids"]
-        return [r for r in rows if r[1] != cut] + [(str(o), cut) for o in tied]
