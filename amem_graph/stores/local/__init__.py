@@ -1,4 +1,4 @@
-"""The embedded store: SQLite (the truth) with numpy, BM25 and networkx mirrors for reads."""
+"""The embedded store: SQLite (the truth) with numpy, BM25 and sibling-hub mirrors for reads."""
 
 from amem_graph.stores.local.store import LocalStore
 

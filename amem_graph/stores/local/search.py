@@ -42,7 +42,7 @@ _SHORTLIST_MARGIN = 1e-3
 
 
 class LocalSearch(LocalConnection):
-    """Searches and walks on the numpy, BM25 and networkx mirrors, under the filter.
+    """Searches and walks on the numpy, BM25 and hub mirrors (edges from SQLite), under the filter.
 
     ``ann_threshold``: stores with at least this many memories search vectors through the
     ANN index (``ann.py``, persisted as ``<db>.ann``) when usearch is installed; smaller ones,

@@ -1,13 +1,14 @@
-"""The embedded default store: SQLite is the truth, numpy and networkx are its read caches.
+"""The embedded default store: SQLite is the truth, numpy columns and BM25 its read caches.
 
 - SQLite (WAL) holds nodes, edges, float32 vectors and each memory's searchable text. Every
   ``apply`` is one ``BEGIN IMMEDIATE`` transaction, so a batch is all-or-nothing and writers
   from several processes are serialised by SQLite (a writer waits up to ``busy_timeout``
   seconds, then gets ``ConflictError``): no write is lost.
 - Vector search runs on a numpy matrix, BM25 on a numpy inverted index (``bm25.py``; FTS5's
-  ``bm25()`` was ~10x slower at 100k memories) and traversal on a networkx graph, all mirrored
-  from SQLite. Every ``apply`` also appends one row to a change log (table ``changes``: the
-  memories and edges the batch touched) in the same transaction. Before every read the store
+  ``bm25()`` was ~10x slower at 100k memories) and sibling hops on hub member sets, all
+  mirrored from SQLite; edges are read from SQLite itself, through its indexes. Every
+  ``apply`` also appends one row to a change log (table ``changes``: the memories and edges
+  the batch touched) in the same transaction. Before every read the store
   checks ``PRAGMA data_version``; when another connection (or process) has committed, the
   mirrors re-read only what the log names since they last looked, in one read transaction,
   so reads are never stale and never see half a commit. The store's own commits update the
