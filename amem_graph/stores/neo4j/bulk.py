@@ -35,6 +35,7 @@ from amem_graph.stores.neo4j.writes import (
     _Q_CREATE_NODES,
     _Q_MERGE_EDGES,
     _Q_MERGE_NODES,
+    _Q_WRITE_EDGES,
     _SET_TIMES,
     _VECTOR_EXPR,
     Neo4jWrites,
@@ -61,14 +62,7 @@ WITH m, row
 CALL db.create.setNodeVectorProperty(m, 'embedding', %VECTOR%)
 """.replace("%VECTOR%", _VECTOR_EXPR).replace("%TIMES%", _SET_TIMES)
 #: an edge from a memory this import creates cannot exist yet: nothing to merge with
-_Q_CREATE_EDGES: Final = """
-UNWIND $rows AS row
-MATCH (a:%S% {id: row.src})
-MATCH (b:%D% {id: row.dst})
-CREATE (a)-[r:%T% {key: row.key}]->(b)
-SET r += row.props
-RETURN count(*) AS n
-"""
+_Q_CREATE_EDGES: Final = _Q_WRITE_EDGES.replace("%V%", "CREATE")
 
 
 def _chunks(rows: list[dict[str, Any]]) -> Iterator[list[dict[str, Any]]]:

@@ -110,14 +110,16 @@ UNWIND $rows AS row
 MATCH (m:Memory {id: row.id})
 CALL db.create.setNodeVectorProperty(m, 'embedding', %VECTOR%)
 """.replace("%VECTOR%", _VECTOR_EXPR)
-_Q_MERGE_EDGES: Final = """
+#: edges of one type between existing ends; ``%V%`` is MERGE, or CREATE where none can exist
+_Q_WRITE_EDGES: Final = """
 UNWIND $rows AS row
 MATCH (a:%S% {id: row.src})
 MATCH (b:%D% {id: row.dst})
-MERGE (a)-[r:%T% {key: row.key}]->(b)
+%V% (a)-[r:%T% {key: row.key}]->(b)
 SET r += row.props
 RETURN count(*) AS n
 """
+_Q_MERGE_EDGES: Final = _Q_WRITE_EDGES.replace("%V%", "MERGE")
 _Q_MISSING_ENDPOINT: Final = """
 UNWIND $rows AS row
 OPTIONAL MATCH (a:%S% {id: row.src})
