@@ -160,8 +160,15 @@ def test_filters_lose_no_hits(db: Path, data: np.ndarray) -> None:
 def test_filter_far_from_the_query_falls_back_to_exact(tmp_path: Path) -> None:
     """Every near neighbour is filtered out: over-fetch cannot find k, exact over the admitted
     set does, and the result is the exact one."""
+    # every vector leans along one axis and the 'far' third along its opposite, so each far
+    # row is less similar to every query than all 2,000 near rows: an over-fetch below a
+    # quarter of the index never reaches k far rows (-x alone was as near as x in 32 dims,
+    # and the approximate candidates then decided the answer)
     x = clustered(2000)
-    far = -x[:1000]  # a third of the rows; the 'far' scope points away from where the queries look
+    x[:, 0] += 2.0
+    x /= np.linalg.norm(x, axis=1, keepdims=True)
+    far = x[:1000].copy()
+    far[:, 0] = -far[:, 0]
     store = open_store(tmp_path / "far.db")
     store.ensure_embedder("test", DIMS)
     store.apply(WriteBatch(memories=[mem(f"n{i}", v) for i, v in enumerate(x)]))
