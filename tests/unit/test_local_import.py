@@ -13,9 +13,11 @@ import numpy as np
 import pytest
 
 from amem_graph import MemoryGraph
+from amem_graph.core import codec
 from amem_graph.core.errors import ConflictError, ValidationError
 from amem_graph.embeddings import HashingEmbedder
 from amem_graph.memory.bulk import plan_import
+from amem_graph.stores.base import SIBLING_EDGES
 from amem_graph.stores.bulk import ImportBatch, apply_as_batch
 from amem_graph.stores.local import LocalStore
 
@@ -97,6 +99,9 @@ def test_another_connection_sees_the_import_from_the_change_log(tmp_path: Path) 
         hits = [h.memory.id for h in reader.recall("pump 7 at the north gate", scope="plant")]
         assert "p7" in hits
         assert "e3" in reader.trace("p7").upstream.episode_ids
+        body = codec.loads(tables(path)["changes"][-1][0])
+        logged = {e[0] for e in body["e"]}
+        assert logged and logged <= set(SIBLING_EDGES), "the log holds only what mirrors keep"
     finally:
         writer.close()
         reader.close()

@@ -2,8 +2,8 @@
 
 The rows are byte for byte what ``apply`` stores for the same memories (the contract test
 ``test_the_embedded_fast_route_leaves_the_reference_routes_state`` compares the tables): the
-template's document is dumped once and each row overrides only its own fields; datetimes go
-through the template's own serialiser, once per distinct value.
+template's document is dumped once and each row overrides only its own fields (the keys of
+``ImportBatch.row``); the batch's datetimes go through the model's serialiser in one call.
 """
 
 from __future__ import annotations
@@ -23,11 +23,6 @@ from amem_graph.stores.bulk import ImportBatch
 #: fields a memory's document never holds (the vector has its own column; confidence is
 #: derived when read)
 DOC_EXCLUDE = frozenset({"embedding", "confidence"})
-#: the document keys an import row sets (``ImportBatch.row``, plus the time fields)
-_ROW_FIELDS: Final = frozenset(
-    {"id", "content", "content_hash", "scope", "agent", "task", "episode", "created_at",
-     "valid_from", "note_keywords", "note_tags", "note_context"}
-)  # fmt: skip
 #: a JSON string literal as ``codec.dumps`` writes it (``ensure_ascii=False``)
 _STRING: Final = json.encoder.encode_basestring
 
@@ -52,8 +47,11 @@ def unit_blobs(vectors: np.ndarray) -> list[bytes]:
 
 def memory_rows(batch: ImportBatch) -> list[tuple[Any, ...]]:
     """One ``memories`` row per import row, in the column order of ``writes._INSERT_MEMORY``."""
+    if not len(batch):
+        return []
     template = batch.template
-    encode = _doc_encoder(template.model_dump(mode="json", exclude=set(DOC_EXCLUDE)))
+    base = template.model_dump(mode="json", exclude=set(DOC_EXCLUDE))
+    encode = _doc_encoder(base, frozenset(batch.row(0)))
     times = _JSON_TIMES.dump_python(batch.created_at, mode="json")
     note = template.note_indexed
     valid_to = None if template.valid_to is None else template.valid_to.timestamp()
@@ -76,15 +74,15 @@ def memory_rows(batch: ImportBatch) -> list[tuple[Any, ...]]:
 _JSON_TIMES: Final = TypeAdapter(list[datetime])
 
 
-def _doc_encoder(base: dict[str, Any]) -> Callable[[dict[str, Any]], str]:
-    """``codec.dumps`` of ``{**base, **fields}`` for rows that override the same keys with
-    JSON-ready values: the template's other keys are encoded once, as text between them."""
+def _doc_encoder(base: dict[str, Any], per_row: frozenset[str]) -> Callable[[dict[str, Any]], str]:
+    """``codec.dumps`` of ``{**base, **fields}`` for rows that override the keys ``per_row``
+    with JSON-ready values: the template's other keys are encoded once, as text between them."""
     holes: list[str] = []
     pieces: list[str] = []
     text = "{"
     for name, value in base.items():
         text += ("" if text == "{" else ",") + codec.dumps(name) + ":"
-        if name in _ROW_FIELDS:
+        if name in per_row:
             pieces.append(text)
             holes.append(name)
             text = ""

@@ -99,6 +99,10 @@ class LocalSearch(LocalConnection):
         id_list = list(dict.fromkeys(ids))
 
         def run() -> list[Edge]:
+            with self._snapshot():  # the types' and both ends' reads: one state of the file
+                return collect()
+
+        def collect() -> list[Edge]:
             out: list[Edge] = []
             seen: set[tuple[str, str, str, str]] = set()
             ends = [("src", "out"), ("dst", "in")]

@@ -9,6 +9,7 @@ import os
 import sqlite3
 import threading
 from collections.abc import Callable, Iterable, Iterator, Sequence
+from contextlib import contextmanager
 from datetime import datetime
 from pathlib import Path
 from typing import TypeVar, cast
@@ -163,10 +164,7 @@ class LocalConnection:
     def _build_mirror(self) -> _Mirror:
         """Rows and edges read in one read transaction: one snapshot, so a commit by another
         process between the two reads cannot leave edges to memories the mirror lacks."""
-        own = not self._db.in_transaction
-        if own:
-            self._db.execute("BEGIN")
-        try:
+        with self._snapshot():
             self._seen_seq = self._last_seq()
             mirror = _Mirror(self._dims() or 1)
             mirror.reserve(int(self._db.execute("SELECT count(*) FROM memories").fetchone()[0]))
@@ -180,10 +178,20 @@ class LocalConnection:
             while found := edges.fetchmany(_BUILD_CHUNK):
                 mirror.load_edges([(r[0], r[1], r[2]) for r in found])
             mirror.loaded()
+        return mirror
+
+    @contextmanager
+    def _snapshot(self) -> Iterator[None]:
+        """The reads inside see one state of the file: a read transaction, unless one (or a
+        write) is already open on this connection."""
+        own = not self._db.in_transaction
+        if own:
+            self._db.execute("BEGIN")
+        try:
+            yield
         finally:
             if own:
                 self._db.execute("COMMIT")
-        return mirror
 
     def _catch_up(self, mirror: _Mirror) -> None:
         """Apply the change log past ``_seen_seq``: each named memory and edge is read as it is
@@ -208,6 +216,7 @@ class LocalConnection:
                 edges.update(dict.fromkeys(tuple(e) for e in body["e"]))
             for mid in self._refresh_rows(memories):
                 mirror.remove_memory(mid)
+            # logs written before only sibling edges were logged hold the others too
             self._refresh_edges(mirror, [key for key in edges if key[0] in SIBLING_EDGES])
             if rows:
                 self._seen_seq = int(rows[-1]["seq"])

@@ -14,7 +14,7 @@ from amem_graph.core.errors import ConflictError, NotFoundError, ValidationError
 from amem_graph.core.models import Memory
 from amem_graph.core.schema import EDGE_TYPES, MEMORY
 from amem_graph.core.text import search_text
-from amem_graph.stores.base import MemoryUpdate, NodeWrite, WriteBatch
+from amem_graph.stores.base import SIBLING_EDGES, MemoryUpdate, NodeWrite, WriteBatch
 from amem_graph.stores.bulk import ImportBatch, refuse_taken
 from amem_graph.stores.local.imports import DOC_EXCLUDE, memory_rows, unit_blob
 from amem_graph.stores.local.sqlite import CHANGE_LOG_KEEP, LocalConnection, _chunks, _epoch
@@ -148,8 +148,9 @@ class LocalWrites(LocalConnection):
 
     def _log_change(self, change: _Change) -> int:
         """Append what a write touched to the change log (readers in other processes patch
-        their mirrors from it) and trim the log to its last ``CHANGE_LOG_KEEP`` rows."""
-        edges = [*change.edges, *change.deleted_edges]
+        their mirrors from it) and trim the log to its last ``CHANGE_LOG_KEEP`` rows. Only
+        sibling edges are logged: they are the only edges a mirror holds."""
+        edges = [e for e in (*change.edges, *change.deleted_edges) if e[0] in SIBLING_EDGES]
         touched = change.memories + change.deleted_memories
         body = {"m": list(dict.fromkeys(touched)), "e": edges}
         cur = self._db.execute("INSERT INTO changes(body) VALUES(?)", (codec.dumps(body),))
