@@ -198,8 +198,7 @@ class LocalConnection:
         now (so applying a change twice, or one of our own, changes nothing), all in one read
         transaction. A log trimmed past what the mirror has seen, or a newly recorded
         embedder, means a whole rebuild."""
-        self._db.execute("BEGIN")
-        try:
+        with self._snapshot():
             first = self._db.execute("SELECT min(seq) FROM changes").fetchone()[0]
             rows = self._db.execute(
                 "SELECT seq, body FROM changes WHERE seq > ? ORDER BY seq", (self._seen_seq,)
@@ -220,8 +219,6 @@ class LocalConnection:
             self._refresh_edges(mirror, [key for key in edges if key[0] in SIBLING_EDGES])
             if rows:
                 self._seen_seq = int(rows[-1]["seq"])
-        finally:
-            self._db.execute("COMMIT")
 
     def _refresh_edges(self, mirror: _Mirror, keys: Sequence[tuple[str, str, str, str]]) -> None:
         """Each sibling edge's hub membership as stored now (kept, or removed when gone)."""
