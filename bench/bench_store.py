@@ -111,6 +111,12 @@ def neo4j_floor(
     return one
 
 
+def neo4j_depths(mg: MemoryGraph, k: int) -> tuple[int, int]:
+    """(vector, full-text) depths a Neo4j recall of k asks its two indexes for."""
+    depth = math.ceil(vector_depth(mg.config.retrieval, k) * FIRST_FETCH)
+    return depth, math.ceil(max(mg.config.retrieval.candidates, k) * FIRST_FETCH)
+
+
 def recaller(mg: MemoryGraph, qtexts: list[str], k: int, **options: Any) -> Side:
     """The full hybrid recall (query vectors come precomputed from the lookup embedder)."""
     return lambda i: mg.recall(qtexts[i], k=k, scope="default", **options)
@@ -270,8 +276,7 @@ def bench_neo4j(w: Workload, k: int, uri: str, keep: bool, reuse: bool, breakdow
         store.wipe()
     with MemoryGraph(store, w.embedder) as mg:
         rate = None if reused else ingest(mg, w.rows)
-        depth = math.ceil(vector_depth(mg.config.retrieval, k) * FIRST_FETCH)
-        text_depth = math.ceil(max(mg.config.retrieval.candidates, k) * FIRST_FETCH)
+        depth, text_depth = neo4j_depths(mg, k)
         # recall's search and first hop are one query unless the server's seeds were wrong
         redone = count_calls(store, "neighbourhood")
         expanded = count_calls(store, "search_expand")
