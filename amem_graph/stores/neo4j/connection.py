@@ -23,30 +23,25 @@ from neo4j import exceptions as neo_errors
 
 from amem_graph.core.errors import (
     AmemGraphError,
-    ConflictError,
     StoreError,
     StoreUnavailableError,
     ValidationError,
 )
 from amem_graph.stores.base import GraphStore
+from amem_graph.stores.neo4j.driver_errors import (
+    AUTH_HINT,
+    LOCKOUT_CODE,
+    LOCKOUT_HINT,
+    START_HINT,
+    mapped_error,
+)
 
 #: first Neo4j release with generally available vector indexes
 MIN_SERVER_VERSION: Final = (5, 13)
 
-START_HINT: Final = (
-    "start one with `scripts/neo4j-local start` (or `docker compose up -d --wait`), "
-    "and check NEO4J_URI"
-)
 NEO4J_SCHEMES: Final = (
     "bolt://", "bolt+s://", "bolt+ssc://", "neo4j://", "neo4j+s://", "neo4j+ssc://"
 )  # fmt: skip
-AUTH_HINT: Final = "check NEO4J_USERNAME/NEO4J_PASSWORD (or pass username=/password=)"
-#: Neo4j's answer, even to the right password, for a while after repeated wrong ones
-LOCKOUT_CODE: Final = "Neo.ClientError.Security.AuthenticationRateLimit"
-LOCKOUT_HINT: Final = (
-    "wait until the lock expires (dbms.security.auth_lock_time, 5 s by default), then retry "
-    "with the right password; " + AUTH_HINT
-)
 _VERSION = re.compile(r"^(\d+)\.(\d+)")
 
 _T = TypeVar("_T")
@@ -244,46 +239,11 @@ class Neo4jConnection:
             return fn()
         except AmemGraphError:
             raise
-        except neo_errors.ConstraintError as exc:
-            raise ConflictError(f"{what} conflicts with stored data: {exc.message}") from exc
-        except neo_errors.AuthError as exc:
-            raise StoreUnavailableError(
-                f"{what}: Neo4j refused the credentials: {exc.message}", hint=AUTH_HINT
-            ) from exc
-        except neo_errors.DatabaseUnavailable as exc:
-            raise StoreUnavailableError(
-                f"{what}: the Neo4j database is unavailable: {exc.message}", hint=START_HINT
-            ) from exc
-        except neo_errors.TransientError as exc:
-            raise ConflictError(
-                f"{what}: Neo4j could not complete it now (lock contention or deadlock): "
-                f"{exc.message}",
-                hint="retry",
-            ) from exc
-        except neo_errors.Neo4jError as exc:
-            if exc.code == LOCKOUT_CODE:
-                raise StoreUnavailableError(
-                    f"{what}: Neo4j locked the user out after repeated wrong passwords: "
-                    f"{exc.message}",
-                    hint=LOCKOUT_HINT,
-                ) from exc
-            if exc.code == "Neo.ClientError.Database.DatabaseNotFound":
-                raise StoreUnavailableError(
-                    f"{what}: {exc.message}", hint="check NEO4J_DATABASE (or database=)"
-                ) from exc
-            raise StoreError(f"{what} failed: {exc.message or exc}") from exc
-        except (
-            neo_errors.ServiceUnavailable,
-            neo_errors.SessionExpired,
-            neo_errors.ConnectionAcquisitionTimeoutError,
-        ) as exc:
-            raise StoreUnavailableError(
-                f"{what}: Neo4j is unreachable: {exc}", hint=START_HINT
-            ) from exc
-        except (neo_errors.GqlError, OSError) as exc:
-            raise StoreError(f"{what} failed: {exc}") from exc
-        except (TypeError, ValueError, OverflowError) as exc:  # the driver refusing a value
-            raise StoreError(f"{what} failed: {exc}") from exc
+        except Exception as exc:
+            mapped = mapped_error(what, exc)
+            if mapped is None:
+                raise
+            raise mapped from exc
 
     def _whole(self) -> GraphStore:
         """This part as the whole store (each part is only ever mixed into ``Neo4jStore``), for
