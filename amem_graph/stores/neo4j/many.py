@@ -3,8 +3,9 @@
 Ingest links each new note to its nearest stored notes: one vector search per memory. As one
 query per memory, a 500-memory batch cost 500 round trips and was most of ingest's time
 (``bench/RESULTS.md``, Neo4j ingest). Each vector here gets exactly what ``vector_search``
-would return: the same first fetch, exact re-scoring and tie order; a vector the filter starves
-while the index holds more is redone by ``vector_search`` itself.
+would return: the same first fetch, exact re-scoring and tie order, decided as its loop decides
+(starved: the hits, the exact scan, or a grown fetch by ``vector_search`` itself); the exact
+scans go to ``exact_many``, which scores a batch against the admitted set read once.
 """
 
 from __future__ import annotations
@@ -12,11 +13,22 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any, Final, LiteralString
 
+from neo4j import Record
+
 from amem_graph.stores.base import MemoryFilter
 from amem_graph.stores.neo4j.connection import _Reader
 from amem_graph.stores.neo4j.cypher import _cypher, _filter_clause
+from amem_graph.stores.neo4j.exact_many import CHUNK, Hits, exact_many
+from amem_graph.stores.neo4j.plan import ANN_MAX
 from amem_graph.stores.neo4j.schema import VECTOR_INDEX
-from amem_graph.stores.neo4j.search import _MIN_FETCH, _OVERFETCH, Neo4jSearch, _top
+from amem_graph.stores.neo4j.search import (
+    _EXACT_MAX,
+    _MIN_FETCH,
+    _OVERFETCH,
+    _Q_COUNT_ADMITTED_VECTORS,
+    Neo4jSearch,
+    _top,
+)
 
 #: the ANN call of ``_Q_VECTOR_ANN`` once per query vector (the subquery aggregates without a
 #: grouping key, so an empty index still gives each vector its row)
@@ -32,28 +44,10 @@ CALL {
 RETURN i, raw, size(admitted) AS found,
        [x IN admitted | [x.id, 2.0 * vector.similarity.cosine(x.embedding, q) - 1.0]] AS hits
 """
-#: the exact scan of ``_Q_VECTOR_EXACT`` once per query vector
-_Q_EXACT_MANY: Final = """
-UNWIND range(0, size($qs) - 1) AS i
-WITH i, $qs[i] AS q
-CALL {
-  WITH q
-  MATCH (m:Memory)
-  WHERE %FILTER% AND m.embedding IS NOT NULL
-  WITH m.id AS id, CASE WHEN m.embedding_is_zero THEN 0.0
-                        ELSE 2.0 * vector.similarity.cosine(m.embedding, q) - 1.0 END AS score
-  ORDER BY score DESC, id
-  LIMIT $k
-  RETURN collect([id, score]) AS hits
-}
-RETURN i, hits
-"""
-
-Hits = list[tuple[str, float]]
 
 
 class Neo4jSearchMany(Neo4jSearch):
-    """Many vector searches under one filter: one ANN query, one exact scan for the rest."""
+    """Many vector searches under one filter: a few ANN queries, one exact pass for the rest."""
 
     def vector_search_many(
         self, searches: Sequence[tuple[Sequence[float], MemoryFilter]], k: int
@@ -83,27 +77,14 @@ class Neo4jSearchMany(Neo4jSearch):
             out: list[Hits | None] = [None] * len(vectors)
             todo = [i for i, q in enumerate(units) if q is not None]
             where, params = _filter_clause(flt)
-            params.update({"k": int(k), "index": VECTOR_INDEX})
             first = self._vector_fetch(flt, k) if todo else None
             if todo and first is not None:
-                n = max(k * _OVERFETCH, _MIN_FETCH, first)
-                params["n"] = n
-                query = _cypher(_Q_ANN_MANY).replace("%FILTER%", where)
-                args = {**params, "qs": [units[i] for i in todo]}
-                rows = self._read(lambda tx: list(tx.run(query, args)))
-                exhausted: list[int] = []
-                for row in rows:
-                    pos = todo[int(row["i"])]
-                    if row["found"] >= k:
-                        out[pos] = _top([(str(i), float(s)) for i, s in row["hits"]], k)
-                    elif row["raw"] < n:  # every indexed vector seen: ``vector_search`` scans
-                        exhausted.append(pos)
-                todo = exhausted
+                todo = self._ann_many(where, params, units, todo, k, first, out)
             if todo:
-                exact = self._exact_many(where, params, [units[i] for i in todo])
-                for pos, hits in zip(todo, exact, strict=True):
+                found = exact_many(self._read, where, params, [units[i] or [] for i in todo], k)
+                for pos, hits in zip(todo, found, strict=True):
                     out[pos] = hits
-            # zero query vectors, and those the filter starved while the index holds more
+            # zero query vectors, and those the filter starved past the exact scan's size
             return [
                 self.vector_search(vectors[i], k, flt) if hits is None else hits
                 for i, hits in enumerate(out)
@@ -111,15 +92,54 @@ class Neo4jSearchMany(Neo4jSearch):
 
         return self._guard("searching vectors", run)
 
-    def _exact_many(
-        self, where: LiteralString, params: dict[str, Any], units: list[list[float] | None]
-    ) -> list[Hits]:
-        """The exact top k of each unit vector among the admitted memories, in one query."""
-        query = _cypher(_Q_EXACT_MANY).replace("%FILTER%", where)
-        args = {**params, "qs": units}
+    def _ann_many(
+        self,
+        where: LiteralString,
+        params: dict[str, Any],
+        units: Sequence[list[float] | None],
+        todo: list[int],
+        k: int,
+        first: int,
+        out: list[Hits | None],
+    ) -> list[int]:
+        """The first ANN fetch of each of ``todo``'s vectors (``CHUNK`` to a statement); the
+        answers ``vector_search`` would take from it go to ``out``. Returns the positions its
+        loop would then scan exactly; those it would grow the fetch for are left at None.
 
-        def read(tx: _Reader) -> list[Hits]:
-            found = {int(r["i"]): r["hits"] for r in tx.run(query, args)}
-            return [[(str(i), float(s)) for i, s in found[j]] for j in range(len(units))]
+        A starved vector is decided as ``vector_search`` decides it, from one count of the
+        admitted vectors for all of them: its hits if they are all there are, else the exact
+        scan when the admitted set is small enough (``_EXACT_MAX``) or the fetch is at its cap.
+        """
+        n = max(k * _OVERFETCH, _MIN_FETCH, first)
+        query = _cypher(_Q_ANN_MANY).replace("%FILTER%", where)
+        args = {**params, "n": n, "index": VECTOR_INDEX}
+        exact: list[int] = []
+        starved: dict[int, Hits] = {}
+        for start in range(0, len(todo), CHUNK):
+            chunk = todo[start : start + CHUNK]
+            chunk_args = {**args, "qs": [units[i] for i in chunk]}
 
-        return self._read(read)
+            def read(tx: _Reader, a: dict[str, Any] = chunk_args) -> list[Record]:
+                return list(tx.run(query, a))
+
+            rows = self._read(read)
+            for row in rows:
+                pos = chunk[int(row["i"])]
+                hits = [(str(i), float(s)) for i, s in row["hits"]]
+                if row["found"] >= k:
+                    out[pos] = _top(hits, k)
+                elif row["raw"] < n:  # every indexed vector seen: ``vector_search`` scans
+                    exact.append(pos)
+                else:
+                    starved[pos] = hits
+        if starved:
+            count_query = _cypher(_Q_COUNT_ADMITTED_VECTORS).replace("%FILTER%", where)
+            counted = int(
+                self._read(lambda tx: tx.run(count_query, params).single(strict=True))["n"]
+            )
+            for pos, hits in starved.items():
+                if counted <= len(hits):
+                    out[pos] = _top(hits, k)
+                elif counted <= _EXACT_MAX or n >= ANN_MAX:
+                    exact.append(pos)
+        return sorted(exact)
