@@ -39,10 +39,12 @@ PATHS: dict[str, list[tuple[object, str, object]]] = {
         (plan, "SELECTIVE_SHARE", 2.0),
         (plan, "EXACT_SMALL", 0),
         (exact_many, "POOL_MIN", 1),
+        (exact_many, "POOL_MAX", 0),
     ],
     "scaled index fetch, starved then grown": [
         (plan, "SELECTIVE_SHARE", 2.0),
         (plan, "EXACT_SMALL", 0),
+        (exact_many, "POOL_MAX", 0),
         (search, "_EXACT_MAX", 0),
         (neo4j_many, "_EXACT_MAX", 0),
     ],
@@ -96,6 +98,29 @@ def test_many_searches_answer_as_one_search_each_on_every_path(
             assert got == [store.vector_search(q, k, flt) for q in queries], (flt, k)
     twins = vector_search_many(store, [(queries[40], MemoryFilter(scopes=("small",)))], 3)
     assert [mid for mid, _ in twins[0]] == ["twin-0", "twin-1", "twin-2"]
+
+
+def test_a_batch_into_a_small_scope_gets_the_exact_answer_where_one_search_asks_the_index(
+    loaded: tuple[GraphStore, list[list[float]]], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The exact pass is taken for a batch when it is cheaper than an index fetch per vector:
+    its answers are the exact scan's (what ``vector_search`` gives when it scans)."""
+    store, queries = loaded
+    flt = MemoryFilter(scopes=("small",))
+    monkeypatch.setattr(plan, "SELECTIVE_SHARE", 2.0)
+    monkeypatch.setattr(plan, "EXACT_SMALL", 10**9)
+    exact = [store.vector_search(q, 5, flt) for q in queries]
+    monkeypatch.setattr(plan, "EXACT_SMALL", 0)  # one search now asks the index
+    monkeypatch.setattr(plan, "COUNT_TTL", 0.0)
+    assert exact_many.pool_is_cheaper(35, len(queries))
+
+    def no_index(*_: object) -> None:
+        raise AssertionError("the batch asked the index")
+
+    monkeypatch.setattr(neo4j_many.Neo4jSearchMany, "_ann_many", no_index)
+    assert vector_search_many(store, [(q, flt) for q in queries], 5) == exact
+    assert not exact_many.pool_is_cheaper(35, exact_many.POOL_MIN - 1)
+    assert not exact_many.pool_is_cheaper(exact_many.POOL_MAX + 1, 10**6)
 
 
 def test_candidates_hold_every_pair_that_can_be_in_the_top_k() -> None:

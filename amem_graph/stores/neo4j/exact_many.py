@@ -29,6 +29,12 @@ POOL_MIN: Final = 16
 MARGIN: Final = 1e-3
 #: query vectors per statement, so that none grows with the batch
 CHUNK: Final = 200
+#: a batch's searches in a scope of at most this many memories take the exact pass even
+#: where ``vector_search`` would ask the ANN index (the pool is read whole, ~30 MB at 20k)...
+POOL_MAX: Final = 20_000
+#: ...when the scope holds at most this many memories per query vector: reading a vector
+#: costs ~75 µs here, an ANN fetch scaled to a small scope's share 10-60 ms (100k-1M memories)
+POOL_PER_QUERY: Final = 50
 
 Hits = list[tuple[str, float]]
 _T = TypeVar("_T")
@@ -109,6 +115,12 @@ def exact_many(
         among.extend(candidates(pool @ queries.T, ids, k))
     query = _cypher(_Q_EXACT_AMONG).replace("%FILTER%", where)
     return _chunked(read, query, {**params, "k": int(k)}, units, among)
+
+
+def pool_is_cheaper(admitted: int, queries: int) -> bool:
+    """Whether ``queries`` vectors are searched faster by one exact pass over ``admitted``
+    memories than by an ANN fetch each (the exact answer is the one an ANN fetch approximates)."""
+    return queries >= POOL_MIN and admitted <= min(POOL_MAX, queries * POOL_PER_QUERY)
 
 
 def candidates(scores: np.ndarray, ids: Sequence[str], k: int) -> list[list[str]]:

@@ -149,8 +149,14 @@ class Neo4jSearch(Neo4jSchema, Neo4jReads):
         """How many hits the vector index is first asked for to keep n under ``flt``; None
         when the filter's scopes are few memories of a big store: scan them exactly."""
         first = _fetch_size(n)
+        counted = self._counted_scopes(flt)
+        return first if counted is None else first_vector_fetch(first, *counted)
+
+    def _counted_scopes(self, flt: MemoryFilter) -> tuple[int, int] | None:
+        """(memories in the filter's scopes, memories in the store), cached for a while
+        (``plan.COUNT_TTL``); None when the filter names no scopes."""
         if flt.scopes is None:
-            return first
+            return None
         counts: ScopeCounts | None = self.__dict__.get("_scope_counts")
         if counts is None:
             counts = self.__dict__.setdefault("_scope_counts", ScopeCounts())
@@ -159,8 +165,7 @@ class Neo4jSearch(Neo4jSchema, Neo4jReads):
             rec = self._read(lambda tx: tx.run(query, params).single(strict=True))
             return int(rec["admitted"]), int(rec["total"])
 
-        admitted, total = counts.get(flt.scopes, count)
-        return first_vector_fetch(first, admitted, total)
+        return counts.get(flt.scopes, count)
 
     def vector_search(
         self, vector: Sequence[float], k: int, flt: MemoryFilter
