@@ -38,12 +38,14 @@ PATHS: dict[str, list[tuple[object, str, object]]] = {
     "scaled index fetch, starved then exact": [
         (plan, "SELECTIVE_SHARE", 2.0),
         (plan, "EXACT_SMALL", 0),
+        (plan, "SCAN_PER_HIT", 0),
         (exact_many, "POOL_MIN", 1),
         (exact_many, "POOL_MAX", 0),
     ],
     "scaled index fetch, starved then grown": [
         (plan, "SELECTIVE_SHARE", 2.0),
         (plan, "EXACT_SMALL", 0),
+        (plan, "SCAN_PER_HIT", 0),
         (exact_many, "POOL_MAX", 0),
         (search, "_EXACT_MAX", 0),
         (neo4j_many, "_EXACT_MAX", 0),
@@ -111,6 +113,7 @@ def test_a_batch_into_a_small_scope_gets_the_exact_answer_where_one_search_asks_
     monkeypatch.setattr(plan, "EXACT_SMALL", 10**9)
     exact = [store.vector_search(q, 5, flt) for q in queries]
     monkeypatch.setattr(plan, "EXACT_SMALL", 0)  # one search now asks the index
+    monkeypatch.setattr(plan, "SCAN_PER_HIT", 0)
     monkeypatch.setattr(plan, "COUNT_TTL", 0.0)
     assert exact_many.pool_is_cheaper(35, len(queries))
 

@@ -48,6 +48,7 @@ PATHS: dict[str, dict[str, list[tuple[object, str, object]]]] = {
         "scaled index fetch": [
             (neo4j_plan, "SELECTIVE_SHARE", 2.0),
             (neo4j_plan, "EXACT_SMALL", 0),
+            (neo4j_plan, "SCAN_PER_HIT", 0),
         ],
     },
 }
