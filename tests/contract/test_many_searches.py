@@ -48,7 +48,6 @@ PATHS: dict[str, list[tuple[object, str, object]]] = {
         (plan, "SCAN_PER_HIT", 0),
         (exact_many, "POOL_MAX", 0),
         (search, "_EXACT_MAX", 0),
-        (neo4j_many, "_EXACT_MAX", 0),
     ],
 }
 

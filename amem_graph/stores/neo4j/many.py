@@ -25,15 +25,14 @@ from amem_graph.stores.base import MemoryFilter
 from amem_graph.stores.neo4j.connection import _Reader
 from amem_graph.stores.neo4j.cypher import _cypher, _filter_clause
 from amem_graph.stores.neo4j.exact_many import CHUNK, Hits, exact_many, pool_is_cheaper
-from amem_graph.stores.neo4j.plan import ANN_MAX
 from amem_graph.stores.neo4j.schema import VECTOR_INDEX
 from amem_graph.stores.neo4j.search import (
-    _EXACT_MAX,
     _MIN_FETCH,
     _OVERFETCH,
     _Q_COUNT_ADMITTED_VECTORS,
     Neo4jSearch,
     _top,
+    after_starved,
 )
 
 #: the ANN call of ``_Q_VECTOR_ANN`` once per query vector (the subquery aggregates without a
@@ -118,9 +117,8 @@ class Neo4jSearchMany(Neo4jSearch):
         answers ``vector_search`` would take from it go to ``out``. Returns the positions its
         loop would then scan exactly; those it would grow the fetch for are left at None.
 
-        A starved vector is decided as ``vector_search`` decides it, from one count of the
-        admitted vectors for all of them: its hits if they are all there are, else the exact
-        scan when the admitted set is small enough (``_EXACT_MAX``) or the fetch is at its cap.
+        A starved vector is decided as ``vector_search`` decides it (``after_starved``), from
+        one count of the admitted vectors for all of them.
         """
         n = max(k * _OVERFETCH, _MIN_FETCH, first)
         query = _cypher(_Q_ANN_MANY).replace("%FILTER%", where)
@@ -150,8 +148,9 @@ class Neo4jSearchMany(Neo4jSearch):
                 self._read(lambda tx: tx.run(count_query, params).single(strict=True))["n"]
             )
             for pos, hits in starved.items():
-                if counted <= len(hits):
+                after = after_starved(counted, len(hits), n)
+                if after == "hits":
                     out[pos] = _top(hits, k)
-                elif counted <= _EXACT_MAX or n >= ANN_MAX:
+                elif after == "exact":
                     exact.append(pos)
         return sorted(exact)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Iterable, Sequence
-from typing import Any, Final, LiteralString
+from typing import Any, Final, Literal, LiteralString
 
 from neo4j import Record
 
@@ -36,6 +36,18 @@ _MIN_FETCH: Final = 32
 #: when the ANN index under-delivers and at most this many memories are admitted, score them
 #: all exactly instead of growing the ANN fetch
 _EXACT_MAX: Final = 20_000
+
+
+def after_starved(counted: int, seen: int, n: int) -> Literal["hits", "exact", "grow"]:
+    """What a vector search does after a first ANN fetch of ``n`` that the filter starved
+    (``seen`` hits admitted, ``counted`` admitted vectors in all): keep its hits when they are
+    all there are, scan exactly when the admitted set is small (``_EXACT_MAX``) or the fetch
+    is at its cap, else grow the fetch. Shared by ``vector_search`` and its batched twin."""
+    if counted <= seen:
+        return "hits"
+    if counted <= _EXACT_MAX or n >= ANN_MAX:
+        return "exact"
+    return "grow"
 
 
 def _top(pairs: Iterable[tuple[str, float]], k: int) -> list[tuple[str, float]]:
@@ -300,11 +312,12 @@ class Neo4jSearch(Neo4jSchema, Neo4jReads):
             if counted is None:
                 count_query = _cypher(_Q_COUNT_ADMITTED_VECTORS).replace("%FILTER%", where)
                 counted = int(tx.run(count_query, params).single(strict=True)["n"])
-                if counted <= len(hits):
+                after = after_starved(counted, len(hits), n)
+                if after == "hits":
                     return _top(hits, k)
-                if counted <= _EXACT_MAX:
+                if after == "exact":
                     break
-            if n >= ANN_MAX:
+            elif n >= ANN_MAX:
                 break
             n = min(n * 4, ANN_MAX)
         exact = _cypher(_Q_VECTOR_EXACT).replace("%FILTER%", where)
