@@ -115,3 +115,14 @@ OPTIONS {indexConfig: {`fulltext.analyzer`: 'whitespace', `fulltext.eventually_c
 CREATE VECTOR INDEX memory_embedding IF NOT EXISTS
 FOR (m:Memory) ON (m.embedding)
 OPTIONS {indexConfig: {`vector.dimensions`: $dims, `vector.similarity_function`: 'cosine'}};
+
+// The same index on Neo4j 2026.01 and later (one of the two is created, by server version): it
+// also holds m.scope, so the Cypher 25 SEARCH clause filters by scope inside the index and a
+// small scope of a big store gets its own nearest neighbours. Unquantised, so the candidates
+// are the ones the full-precision cosines rank first, as in the embedded store. A store whose
+// index was made without m.scope keeps it (rebuilding a big one can take many minutes):
+// `DROP INDEX memory_embedding` and reconnect to have it rebuilt with the scope.
+CYPHER 25 CREATE VECTOR INDEX memory_embedding IF NOT EXISTS
+FOR (m:Memory) ON m.embedding WITH [m.scope]
+OPTIONS {indexConfig: {`vector.dimensions`: $dims, `vector.similarity_function`: 'cosine',
+                       `vector.quantization.type`: 'NONE'}};

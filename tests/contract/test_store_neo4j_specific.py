@@ -16,6 +16,7 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pytest
 from conftest import neo4j_uri, open_neo4j_store, routing_uri
 from neo4j import GraphDatabase, ManagedTransaction, Session
@@ -46,6 +47,7 @@ from amem_graph.stores.neo4j import expand as neo4j_expand
 from amem_graph.stores.neo4j import hood as neo4j_hood
 from amem_graph.stores.neo4j import plan as neo4j_plan
 from amem_graph.stores.neo4j import search as neo4j_search
+from amem_graph.stores.neo4j.ann import ann_query, server_has_scoped_index
 from amem_graph.stores.neo4j.connection import check_server_version
 from amem_graph.stores.neo4j.cypher import lucene_query
 from amem_graph.stores.neo4j.schema import VECTOR_INDEX, load_schema, schema_statements
@@ -107,14 +109,46 @@ def test_schema_declares_every_label_edge_type_and_index() -> None:
     assert "[m.search_terms, m.scope]" in fulltext
     assert "'whitespace'" in fulltext
     assert all("$dims" not in st for st in now)
-    assert len(deferred) == 1
-    assert "VECTOR INDEX memory_embedding IF NOT EXISTS" in deferred[0]
-    assert "`vector.dimensions`: $dims" in deferred[0]
-    assert "'cosine'" in deferred[0]
-    assert all(st.startswith("CREATE ") and "//" not in st for st in now + deferred)
+    # one vector index statement per server generation: Neo4j 5, and 2026.01+ with the scope
+    plain, scoped = sorted(deferred, key=lambda st: st.startswith("CYPHER 25 "))
+    for statement in (plain, scoped):
+        assert "VECTOR INDEX memory_embedding IF NOT EXISTS" in statement
+        assert "`vector.dimensions`: $dims" in statement
+        assert "'cosine'" in statement
+    assert scoped.startswith("CYPHER 25 CREATE ") and "WITH [m.scope]" in scoped
+    assert "`vector.quantization.type`: 'NONE'" in scoped
+    assert all(st.startswith("CREATE ") and "//" not in st for st in [*now, plain])
 
 
 # -- pure helpers (no server needed) ----------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("version", "scoped"),
+    [("5.26.30", False), ("5.13.0", False), ("2025.12.1", False), ("2026.01.0", True),
+     ("2026.08.1", True), ("2027.1.0-aura", True), ("", False), ("dev", False)],
+)  # fmt: skip
+def test_only_neo4j_2026_and_later_build_the_scoped_vector_index(
+    version: str, scoped: bool
+) -> None:
+    assert server_has_scoped_index(version) is scoped
+
+
+def test_ann_query_asks_the_procedure_or_searches_inside_the_index() -> None:
+    template = "%ANN%\nWITH count(*) AS raw RETURN raw"
+    args = {"name": VECTOR_INDEX, "index": "$v_index", "n": "$v_n", "q": "$v_q"}
+    plain = ann_query(template, in_index=False, **args)
+    assert plain.startswith("CALL db.index.vector.queryNodes($v_index, $v_n, $v_q) YIELD node AS m")
+    assert "CYPHER" not in plain and "%" not in plain
+    scoped = ann_query(template, in_index=True, **args)
+    assert scoped.startswith(
+        "CYPHER 25 MATCH (m:Memory) SEARCH m IN (VECTOR INDEX memory_embedding FOR $v_q "
+        "WHERE m.scope IN $f_scopes LIMIT $v_n)"
+    )
+    assert "queryNodes" not in scoped and "%" not in scoped
+    assert ann_query("RETURN 1", in_index=True, **args) == "RETURN 1"  # no slot: no Cypher 25
+    with pytest.raises(ValidationError):
+        ann_query(template, in_index=True, **{**args, "name": "x) RETURN 1 //"})
 
 
 def test_lucene_query_quotes_words_and_drops_operators() -> None:
@@ -371,7 +405,9 @@ def test_show_indexes_lists_the_schema(neo: Neo4jStore) -> None:
     indexes = {r["name"]: r for r in query(neo, "SHOW INDEXES YIELD *")}
     vector = indexes[VECTOR_INDEX]
     assert (vector["type"], vector["state"]) == ("VECTOR", "ONLINE")
-    assert vector["labelsOrTypes"] == ["Memory"] and vector["properties"] == ["embedding"]
+    scoped = server_has_scoped_index(neo.server_version)  # Neo4j 2026.01+: ann.py
+    assert vector["labelsOrTypes"] == ["Memory"]
+    assert vector["properties"] == (["embedding", "scope"] if scoped else ["embedding"])
     config = vector["options"]["indexConfig"]
     assert config["vector.dimensions"] == 256
     assert config["vector.similarity_function"].lower() == "cosine"
@@ -406,6 +442,65 @@ def test_wipe_empties_the_store_and_drops_only_the_vector_index(neo: Neo4jStore)
         neo, "SHOW INDEXES YIELD name, options WHERE name = $n RETURN options", n=VECTOR_INDEX
     )
     assert dims[0]["options"]["indexConfig"]["vector.dimensions"] == 384
+
+
+@pytest.mark.neo4j
+def test_vector_index_holds_the_scope_on_servers_that_can_filter_by_it(neo: Neo4jStore) -> None:
+    """Neo4j 2026.01+ gets the index ``SEARCH`` filters by scope in; Neo4j 5 the plain one.
+    Either way a small scope of a bigger store gets its nearest memories, exactly ranked."""
+    neo.ensure_embedder("hashing-8", 8)
+    scoped = server_has_scoped_index(neo.server_version)
+    (index,) = query(
+        neo, "SHOW INDEXES YIELD name, properties WHERE name = $n RETURN *", n=VECTOR_INDEX
+    )
+    assert index["properties"] == (["embedding", "scope"] if scoped else ["embedding"])
+    assert neo._index_filters_scope() is scoped
+    rng = np.random.default_rng(7)
+    vectors = rng.normal(size=(300, 8))
+    vectors /= np.linalg.norm(vectors, axis=1, keepdims=True)
+    in_small = {f"m{i:03d}": vectors[i] for i in range(0, 300, 30)}
+    batch = WriteBatch(
+        memories=[
+            Memory(
+                id=f"m{i:03d}",
+                content=f"memory {i}",
+                content_hash=content_hash(f"memory {i}"),
+                created_at=T0,
+                valid_from=T0,
+                scope="small" if f"m{i:03d}" in in_small else "big",
+                embedding=[float(x) for x in v],
+            )
+            for i, v in enumerate(vectors)
+        ]
+    )
+    neo.apply(batch)
+    q = rng.normal(size=8)
+    q /= np.linalg.norm(q)
+    cos = {m: float(v @ q) for m, v in in_small.items()}
+    want = sorted(cos, key=lambda m: (-cos[m], m))[:5]
+    hits = neo.vector_search([float(x) for x in q], 5, MemoryFilter(scopes=("small",)))
+    assert [m for m, _ in hits] == want
+    assert [score for _, score in hits] == pytest.approx([cos[m] for m in want], abs=1e-5)
+
+
+@pytest.mark.neo4j
+def test_an_index_without_the_scope_is_kept_and_still_searched(neo: Neo4jStore) -> None:
+    """A store whose index lacks the scope (made by an earlier release, or on Neo4j 5 then
+    moved to 2026.x) keeps it: a connect never rebuilds a big index. Searches use the procedure."""
+    plain = next(st for st in schema_statements()[1] if not st.startswith("CYPHER "))
+    query(neo, plain, dims=8)
+    query(neo, "CALL db.awaitIndexes(60)")
+    embedder = HashingEmbedder(8)
+    MemoryGraph(neo, embedder).remember("the blue deploy runbook", id="a", scope="s")
+    again = Neo4jStore.connect(neo.uri, connect_timeout=5.0)
+    try:
+        assert again._index_filters_scope() is False
+        hits = again.vector_search(
+            embedder.embed_query("blue deploy"), 3, MemoryFilter(scopes=("s",))
+        )
+        assert [m for m, _ in hits] == ["a"]
+    finally:
+        again.close()
 
 
 @pytest.mark.neo4j
@@ -482,8 +577,11 @@ def test_vector_search_grows_the_ann_fetch_before_scanning(
     neo: Neo4jStore, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """With the selective-scope plan and the exact fallback turned off, the over-fetch grows
-    until the filter is met; with the plan on, a small scope goes straight to the exact scan."""
+    until the filter is met; with the plan on, a small scope goes straight to the exact scan.
+    An index that filters by scope itself (Neo4j 2026.01+) finds them in its first fetch."""
     neo.ensure_embedder("t", 8)
+    scoped = neo._index_filters_scope()
+    monkeypatch.setattr(neo, "_index_filters_scope", lambda: False)  # the procedure's path
     crowd = [
         Memory(
             id=f"c{i:03d}",
@@ -529,6 +627,10 @@ def test_vector_search_grows_the_ann_fetch_before_scanning(
     monkeypatch.setattr(neo4j_search, "_EXACT_MAX", 0)
     assert neo.vector_search(_vec(0, 0.0), 3, MemoryFilter(scopes=("B",))) == got
     assert len(exact_calls) == 2  # 3 of 153 memories: the plan scans them exactly at once
+    if scoped:
+        monkeypatch.setattr(neo, "_index_filters_scope", lambda: True)
+        assert neo.vector_search(_vec(0, 0.0), 3, MemoryFilter(scopes=("B",))) == got
+        assert len(exact_calls) == 2  # no scan, no plan: the index held them in scope B
 
 
 @pytest.mark.neo4j
@@ -536,6 +638,8 @@ def test_search_expand_is_one_query_and_redoes_the_hop_when_the_servers_seeds_we
     neo: Neo4jStore, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     neo.ensure_embedder("t", 8)
+    scoped = neo._index_filters_scope()
+    monkeypatch.setattr(neo, "_index_filters_scope", lambda: False)  # the procedure's path
 
     def memory(mid: str, scope: str, tilt: float) -> Memory:
         text = f"{scope} notes"
@@ -591,6 +695,15 @@ def test_search_expand_is_one_query_and_redoes_the_hop_when_the_servers_seeds_we
     assert got.seeds == ["r0", "r1"] and hops == [["r0", "r1"]]
     assert [e.src for e in got.hood.edges] == ["r-child"]
     assert got == search_expand_by_parts(neo, query, "crowd", 2, 4, flt, plan)
+    if scoped:  # an index that filters by scope is not starved: one statement, right seeds
+        monkeypatch.setattr(neo, "_index_filters_scope", lambda: True)
+        statements.clear()
+        hops.clear()
+        again = neo.search_expand(query, "crowd", 2, 4, flt, plan)
+        assert (again.seeds, again.hood) == (got.seeds, got.hood) and hops == []
+        assert (again.found.vector, again.found.text) == (got.found.vector, got.found.text)
+        assert len(statements) == 1
+        assert statements[0].startswith("CYPHER 25 ")
 
 
 @pytest.mark.neo4j
@@ -705,10 +818,12 @@ def test_big_hub_walks_seek_the_time_index_in_every_plan(neo: Neo4jStore) -> Non
     statements = {
         "neighbourhood": neo4j_hood._neighbourhood_query(where, SIBLING_EDGES, True),
     }
-    for vector, text in ((True, True), (True, False), (False, True)):
-        statements[f"search_expand {vector=} {text=}"] = neo4j_expand._search_expand_query(
-            where, vector=vector, text=text
-        )
+    neo.ensure_embedder("hashing-256", 256)  # the vector index SEARCH names must exist
+    for in_index in sorted({False, neo._index_filters_scope()}):
+        for vector, text in ((True, True), (True, False), (False, True)):
+            statements[f"search_expand {vector=} {text=} {in_index=}"] = (
+                neo4j_expand._search_expand_query(where, vector, text, in_index=in_index)
+            )
     read: dict[str, set[str]] = {}
     with neo._session(read=True) as session:
         for name, cypher in statements.items():

@@ -14,6 +14,7 @@ from amem_graph.stores.base import (
     SearchResult,
     search_expand_by_parts,
 )
+from amem_graph.stores.neo4j.ann import ann_query
 from amem_graph.stores.neo4j.connection import _Reader
 from amem_graph.stores.neo4j.cypher import (
     _RANK_FIELDS,
@@ -52,10 +53,11 @@ def _search_expand_args(
 
 
 def _search_expand_query(
-    where: LiteralString, vector: bool, text: bool, exact: bool = False
+    where: LiteralString, vector: bool, text: bool, exact: bool = False, in_index: bool = False
 ) -> LiteralString:
     """``_Q_SEARCH_EXPAND`` with the filter, each search path on or off (the vector one
-    ``exact`` over the admitted memories, else through the index), and the full hop."""
+    ``exact`` over the admitted memories, else through the index, which applies the scopes
+    itself when ``in_index``: ``ann.py``), and the full hop."""
     on = _Q_SEARCH_VECTOR_EXACT if exact else _Q_SEARCH_VECTOR
     parts = {
         "%VECTOR%": on if vector else _Q_SEARCH_NONE.replace("%P%", "v_"),
@@ -65,6 +67,9 @@ def _search_expand_query(
     query = _Q_SEARCH_EXPAND
     for slot, part in parts.items():
         query = query.replace(slot, part)
+    query = ann_query(
+        query, in_index=in_index, name=VECTOR_INDEX, index="$v_index", n="$v_n", q="$v_q"
+    )
     return query.replace("%FIELDS%", _RANK_FIELDS).replace("%FILTER%", where)
 
 
@@ -148,7 +153,11 @@ class Neo4jExpand(Neo4jSearch, Neo4jHood):
                 "t_": lambda: self.text_search(query, n_text, flt),
             }
             cypher = _search_expand_query(
-                where, vector=sizes["v_"] > 0, text=sizes["t_"] > 0, exact=v_n is None
+                where,
+                vector=sizes["v_"] > 0,
+                text=sizes["t_"] > 0,
+                exact=v_n is None,
+                in_index=self._scope_in_index(flt),
             )
             return self._read(lambda tx: self._expansion(tx, cypher, sizes, redo, plan, ask))
 

@@ -22,6 +22,7 @@ from typing import Any, Final, LiteralString
 from neo4j import Record
 
 from amem_graph.stores.base import MemoryFilter
+from amem_graph.stores.neo4j.ann import ann_query
 from amem_graph.stores.neo4j.connection import _Reader
 from amem_graph.stores.neo4j.cypher import _cypher, _filter_clause
 from amem_graph.stores.neo4j.exact_many import CHUNK, Hits, exact_many, pool_is_cheaper
@@ -42,7 +43,7 @@ UNWIND range(0, size($qs) - 1) AS i
 WITH i, $qs[i] AS q
 CALL {
   WITH q
-  CALL db.index.vector.queryNodes($index, $n, q) YIELD node AS m
+  %ANN%
   WITH count(*) AS raw, collect(CASE WHEN %FILTER% THEN m END) AS admitted
   RETURN raw, admitted
 }
@@ -84,7 +85,7 @@ class Neo4jSearchMany(Neo4jSearch):
             where, params = _filter_clause(flt)
             first = self._vector_fetch(flt, k) if todo else None
             if todo and first is not None and not self._exact_is_cheaper(flt, len(todo)):
-                todo = self._ann_many(where, params, units, todo, k, first, out)
+                todo = self._ann_many(flt, where, params, units, todo, k, first, out)
             if todo:
                 found = exact_many(self._read, where, params, [units[i] or [] for i in todo], k)
                 for pos, hits in zip(todo, found, strict=True):
@@ -105,6 +106,7 @@ class Neo4jSearchMany(Neo4jSearch):
 
     def _ann_many(
         self,
+        flt: MemoryFilter,
         where: LiteralString,
         params: dict[str, Any],
         units: Sequence[list[float] | None],
@@ -121,7 +123,10 @@ class Neo4jSearchMany(Neo4jSearch):
         one count of the admitted vectors for all of them.
         """
         n = max(k * _OVERFETCH, _MIN_FETCH, first)
-        query = _cypher(_Q_ANN_MANY).replace("%FILTER%", where)
+        query = ann_query(
+            _Q_ANN_MANY, in_index=self._scope_in_index(flt), name=VECTOR_INDEX,
+            index="$index", n="$n", q="q",
+        ).replace("%FILTER%", where)  # fmt: skip
         args = {**params, "n": n, "index": VECTOR_INDEX}
         exact: list[int] = []
         starved: dict[int, Hits] = {}

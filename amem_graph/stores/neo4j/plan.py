@@ -5,7 +5,8 @@ Neo4j 5's vector index cannot filter, so a scope holding 1% of the store finds a
 it asks for; before this, every such recall was starved, redone with a growing fetch, then
 scanned exactly. The choice is made before the query from the scope's memory count, which is
 cached for ``COUNT_TTL`` seconds: a stale count only picks a slower path, never other results
-(the exact scan is complete, and a starved ANN fetch is still redone).
+(the exact scan is complete, and a starved ANN fetch is still redone). An index that holds the
+scope (Neo4j 2026.01+, ``ann.py``) filters by it itself and needs no plan.
 """
 
 from __future__ import annotations

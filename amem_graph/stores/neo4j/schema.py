@@ -8,6 +8,7 @@ from typing import Final, LiteralString
 from neo4j import ManagedTransaction
 
 from amem_graph.core.errors import EmbedderMismatchError, ValidationError
+from amem_graph.stores.neo4j.ann import SCOPED_INDEX_PROPERTIES, server_has_scoped_index
 from amem_graph.stores.neo4j.connection import Neo4jConnection, _Reader
 from amem_graph.stores.neo4j.cypher import _cypher
 
@@ -22,6 +23,10 @@ TEXT_FIELDS: Final = ["search_terms", "scope"]
 #: seconds to wait for indexes to come ONLINE after creating them
 INDEX_WAIT_SECONDS: Final = 300
 _DELETE_CHUNK: Final = 10_000
+
+
+def _is_scoped(properties: object) -> bool:
+    return isinstance(properties, list) and properties == SCOPED_INDEX_PROPERTIES
 
 
 def load_schema() -> str:
@@ -60,6 +65,9 @@ WITH s, s.embedder_name AS name, s.embedder_dims AS dims
 SET s.embedder_name = coalesce(name, $name), s.embedder_dims = coalesce(dims, $dims)
 RETURN name, dims
 """
+_Q_VECTOR_INDEX: Final = (
+    "SHOW INDEXES YIELD name, properties, options WHERE name = $name RETURN properties, options"
+)
 _Q_WIPE_CHUNK: Final = "MATCH (n) WITH n LIMIT $chunk DETACH DELETE n RETURN count(*) AS n"
 
 
@@ -141,24 +149,41 @@ class Neo4jSchema(Neo4jConnection):
         self._guard("recording the embedder", run)
 
     def _ensure_vector_index(self, dims: int) -> None:
+        """The vector index for ``dims``, made by the schema statement for this server: on
+        Neo4j 2026.01+ one that also holds the scope (``ann.py``). An index of the right size
+        is kept as it is, with or without the scope."""
         _, deferred = schema_statements()
+        scoped = server_has_scoped_index(self.server_version)
         with self._session() as session:
-            rec = session.run(
-                "SHOW INDEXES YIELD name, options WHERE name = $name RETURN options",
-                {"name": VECTOR_INDEX},
-            ).single()
+            rec = session.run(_Q_VECTOR_INDEX, {"name": VECTOR_INDEX}).single()
             if rec is not None:
                 config = (rec["options"] or {}).get("indexConfig") or {}
                 if config.get("vector.dimensions") == dims:
+                    self.__dict__["_scoped_index"] = _is_scoped(rec["properties"])
                     return
                 # left over from another embedder (e.g. the meta node was deleted by hand)
                 session.run(_cypher("DROP INDEX %I% IF EXISTS", I=VECTOR_INDEX)).consume()
             for statement in deferred:
-                session.run(statement, {"dims": dims}).consume()
+                if statement.startswith("CYPHER 25 ") == scoped:
+                    session.run(statement, {"dims": dims}).consume()
             session.run(
                 "CALL db.awaitIndex($name, $timeout)",
                 {"name": VECTOR_INDEX, "timeout": INDEX_WAIT_SECONDS},
             ).consume()
+            self.__dict__["_scoped_index"] = scoped
+
+    def _index_filters_scope(self) -> bool:
+        """Whether the vector index holds the scope, so ``SEARCH`` can filter by it; read once
+        per connection (a missing index holds nothing)."""
+        known: bool | None = self.__dict__.get("_scoped_index")
+        if known is None:
+
+            def read(tx: _Reader) -> bool:
+                rec = tx.run(_Q_VECTOR_INDEX, {"name": VECTOR_INDEX}).single()
+                return rec is not None and _is_scoped(rec["properties"])
+
+            known = self.__dict__["_scoped_index"] = self._read(read)
+        return known
 
     def _dims(self) -> int:
         info = self._recorded_embedder()
@@ -182,6 +207,7 @@ class Neo4jSchema(Neo4jConnection):
                 for index in (VECTOR_INDEX, TEXT_INDEX):
                     session.run(_cypher("DROP INDEX %I% IF EXISTS", I=index)).consume()
             self._embedder = None
+            self.__dict__.pop("_scoped_index", None)
 
         self._guard("wiping the store", run)
         self._apply_schema()

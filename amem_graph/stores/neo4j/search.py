@@ -10,6 +10,7 @@ from neo4j import Record
 
 from amem_graph.core.text import BM25_K1 as K1
 from amem_graph.stores.base import MemoryFilter, RankFields, SearchResult, search_by_parts
+from amem_graph.stores.neo4j.ann import ann_query
 from amem_graph.stores.neo4j.connection import _Reader
 from amem_graph.stores.neo4j.cypher import (
     _RANK_FIELDS,
@@ -85,7 +86,7 @@ def _first_fetch(
 
 
 _Q_VECTOR_ANN: Final = """
-CALL db.index.vector.queryNodes($index, $n, $q) YIELD node AS m, score
+%ANN%
 WITH count(*) AS raw, collect(CASE WHEN %FILTER% THEN m END) AS admitted
 RETURN raw, size(admitted) AS found,
        [x IN admitted | [x.id, 2.0 * vector.similarity.cosine(x.embedding, $q) - 1.0]] AS hits
@@ -118,7 +119,7 @@ RETURN raw, hits
 """
 #: ``search``'s vector part: exact cosines (as ``_Q_VECTOR_ANN``) and the ranking fields
 _Q_SEARCH_VECTOR: Final = """
-CALL db.index.vector.queryNodes($v_index, $v_n, $v_q) YIELD node AS m
+%ANN%
 WITH count(*) AS raw, collect(CASE WHEN %FILTER% THEN m END) AS admitted
 RETURN raw AS v_raw,
        [m IN admitted | [m.id, 2.0 * vector.similarity.cosine(m.embedding, $v_q) - 1.0,
@@ -157,10 +158,25 @@ class Neo4jSearch(Neo4jSchema, Neo4jReads):
         q = unit_query(vector, info[1])
         return [float(v) for v in q.tolist()] if q.any() else None
 
+    def _scope_in_index(self, flt: MemoryFilter) -> bool:
+        """Whether the vector index applies ``flt``'s scopes itself (``ann.py``)."""
+        return flt.scopes is not None and self._index_filters_scope()
+
+    def _ann(self, template: LiteralString, flt: MemoryFilter, prefix: str = "") -> LiteralString:
+        """``template``'s ``%ANN%`` filled for ``flt``, on parameters ``$<prefix>index``,
+        ``$<prefix>n`` and ``$<prefix>q``."""
+        index, n, q = ("$v_index", "$v_n", "$v_q") if prefix == "v_" else ("$index", "$n", "$q")
+        return ann_query(
+            template, in_index=self._scope_in_index(flt), name=VECTOR_INDEX, index=index, n=n, q=q
+        )
+
     def _vector_fetch(self, flt: MemoryFilter, n: int) -> int | None:
         """How many hits the vector index is first asked for to keep n under ``flt``; None
-        when the filter's scopes are few memories of a big store: scan them exactly."""
+        when the filter's scopes are few memories of a big store: scan them exactly. An index
+        that filters by scope is asked for as many as without a filter."""
         first = _fetch_size(n)
+        if self._scope_in_index(flt):
+            return first
         counted = self._counted_scopes(flt)
         return first if counted is None else first_vector_fetch(first, *counted)
 
@@ -201,7 +217,8 @@ class Neo4jSearch(Neo4jSchema, Neo4jReads):
             if first is None:
                 exact = _cypher(_Q_VECTOR_EXACT).replace("%FILTER%", where)
                 return self._read(lambda tx: self._pairs(tx, exact, params))
-            return self._read(lambda tx: self._vector_search(tx, k, where, params, first))
+            ann = self._ann(_Q_VECTOR_ANN, flt).replace("%FILTER%", where)
+            return self._read(lambda tx: self._vector_search(tx, k, ann, where, params, first))
 
         return self._guard("searching vectors", run)
 
@@ -232,7 +249,11 @@ class Neo4jSearch(Neo4jSchema, Neo4jReads):
             if q is not None:
                 v_fetch = self._vector_fetch(flt, n_vector)
                 v_params = {**params, "v_q": q, "v_index": VECTOR_INDEX}
-                v_query = _Q_SEARCH_VECTOR if v_fetch is not None else _Q_SEARCH_VECTOR_EXACT
+                v_query = (
+                    self._ann(_Q_SEARCH_VECTOR, flt, "v_")
+                    if v_fetch is not None
+                    else _Q_SEARCH_VECTOR_EXACT
+                )
                 calls.append(
                     lambda: self._search_part(
                         v_query, "v_", where, v_params, n_vector, fields,
@@ -291,15 +312,21 @@ class Neo4jSearch(Neo4jSchema, Neo4jReads):
         return [(str(r["id"]), float(r["score"])) for r in tx.run(query, params)]
 
     def _vector_search(
-        self, tx: _Reader, k: int, where: LiteralString, params: dict[str, Any], first: int
+        self,
+        tx: _Reader,
+        k: int,
+        ann: LiteralString,
+        where: LiteralString,
+        params: dict[str, Any],
+        first: int,
     ) -> list[tuple[str, float]]:
-        """ANN with over-fetch, filter inside; exact scan of the admitted set when it starves.
+        """ANN (the query ``ann``) with over-fetch, filter inside; exact scan of the admitted
+        set when it starves.
 
         Every admitted candidate is re-scored with the exact cosine (the index's own scores
         are quantised and vary with the fetch size), so a memory's score does not depend on k,
         ties break by id, and scores match the embedded store's.
         """
-        ann = _cypher(_Q_VECTOR_ANN).replace("%FILTER%", where)
         n = max(k * _OVERFETCH, _MIN_FETCH, first)
         counted: int | None = None
         while True:
