@@ -10,9 +10,9 @@ nearest neighbours at the cost of an unfiltered search. Queries are written once
 
 from __future__ import annotations
 
-import re
 from typing import Final, LiteralString
 
+from amem_graph.stores.neo4j.connection import server_release
 from amem_graph.stores.neo4j.cypher import _cypher
 
 #: the first Neo4j release whose vector index holds filter properties for ``SEARCH``
@@ -26,13 +26,12 @@ _SEARCH: Final = (
     "MATCH (m:Memory) SEARCH m IN "
     "(VECTOR INDEX %NAME% FOR %Q% WHERE m.scope IN $f_scopes LIMIT %N%)"
 )
-_VERSION: Final = re.compile(r"^(\d+)\.(\d+)")
 
 
 def server_has_scoped_index(version: str) -> bool:
     """Whether a server of ``version`` (``dbms.components``) can build the scoped index."""
-    match = _VERSION.match(version)
-    return match is not None and (int(match[1]), int(match[2])) >= SCOPED_INDEX_SINCE
+    release = server_release(version)
+    return release is not None and release >= SCOPED_INDEX_SINCE
 
 
 def ann_query(

@@ -74,10 +74,15 @@ def open_driver(target: str, user: str, secret: str | None, connect_timeout: flo
         ) from exc
 
 
+def server_release(version: str) -> tuple[int, int] | None:
+    """(major, minor) of a ``dbms.components`` version ("5.26.30", "2026.08.1-aura"), or None."""
+    match = _VERSION.match(version)
+    return None if match is None else (int(match.group(1)), int(match.group(2)))
+
+
 def check_server_version(version: str, uri: str = "") -> None:
     """Refuse servers without vector indexes (before 5.13); calendar versions (2025.x) pass."""
-    match = _VERSION.match(version)
-    parsed = None if match is None else (int(match.group(1)), int(match.group(2)))
+    parsed = server_release(version)
     if parsed is None or parsed < MIN_SERVER_VERSION:
         where = f" at {uri}" if uri else ""
         raise StoreUnavailableError(

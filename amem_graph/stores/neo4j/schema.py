@@ -26,7 +26,7 @@ _DELETE_CHUNK: Final = 10_000
 
 
 def _is_scoped(properties: object) -> bool:
-    return isinstance(properties, list) and properties == SCOPED_INDEX_PROPERTIES
+    return properties == SCOPED_INDEX_PROPERTIES
 
 
 def load_schema() -> str:
