@@ -8,6 +8,7 @@ well under a millisecond."""
 
 from __future__ import annotations
 
+import math
 import sqlite3
 from collections.abc import Sequence
 from dataclasses import replace
@@ -80,6 +81,9 @@ class _Mirror:
         self._masks: dict[MemoryFilter, tuple[np.ndarray, np.ndarray]] = {}
         #: filter (with as_of) -> (mask, sorted positions) it admits
         self._admitted: dict[MemoryFilter, tuple[np.ndarray, np.ndarray]] = {}
+        #: filter without as_of -> (from, until, (mask, positions)): what it admits at any
+        #: time in [from, until), where no row's validity starts or ends
+        self._valid: dict[MemoryFilter, tuple[float, float, tuple[np.ndarray, np.ndarray]]] = {}
         self._hub_pos: dict[tuple[str, str], np.ndarray] = {}
         #: while a whole build runs (``load_edges``): each id string once
         self._build_keys: dict[str, str] = {}
@@ -106,6 +110,7 @@ class _Mirror:
     def _changed(self) -> None:
         self._masks.clear()
         self._admitted.clear()
+        self._valid.clear()
 
     def upsert(self, row: sqlite3.Row) -> None:
         self._changed()
@@ -226,25 +231,38 @@ class _Mirror:
                 self._masks.clear()
             mask = self._compute_mask(key)
             base = self._masks[key] = (mask, np.flatnonzero(mask))
-        hit = base if flt.as_of is None else self._valid_at(base, flt.as_of.timestamp())
+        hit = base if flt.as_of is None else self._valid_at(key, base, flt.as_of.timestamp())
         if len(self._admitted) > 32:
             self._admitted.clear()
         self._admitted[flt] = hit
         return hit
 
     def _valid_at(
-        self, base: tuple[np.ndarray, np.ndarray], t: float
+        self, key: MemoryFilter, base: tuple[np.ndarray, np.ndarray], t: float
     ) -> tuple[np.ndarray, np.ndarray]:
-        """(mask, positions) of ``base`` valid at time ``t``."""
+        """(mask, positions) of ``base`` (the filter ``key`` without as_of) valid at time
+        ``t``. Recall asks at "now", a new time each call: the answer is kept until the next
+        time a row's validity starts or ends, so a store whose validity does not change
+        between recalls is not scanned for it each time."""
+        memo = self._valid.get(key)
+        if memo is not None and memo[0] <= t < memo[1]:
+            return memo[2]
         n = len(self.ids)
         mask, pos = base
+        starts, ends = self.valid_from[pos], self.valid_to[pos]
         if self.selective(len(pos)):
-            pos = pos[(self.valid_from[pos] <= t) & (self.valid_to[pos] > t)]
+            pos = pos[(starts <= t) & (ends > t)]
             mask = np.zeros(n, dtype=bool)
             mask[pos] = True
-            return mask, pos
-        mask = mask & (self.valid_from[:n] <= t) & (self.valid_to[:n] > t)
-        return mask, np.flatnonzero(mask)
+        else:
+            mask = mask & (self.valid_from[:n] <= t) & (self.valid_to[:n] > t)
+            pos = np.flatnonzero(mask)
+        later = np.concatenate([starts[starts > t], ends[ends > t]])
+        until = float(later.min()) if len(later) else math.inf
+        if len(self._valid) > 32:
+            self._valid.clear()
+        self._valid[key] = (t, until, (mask, pos))
+        return mask, pos
 
     def selective(self, admitted: int) -> bool:
         """Whether a filter admitting this many rows is searched on its own rows."""
@@ -300,6 +318,17 @@ class _Mirror:
                         key=lambda p: (-p[1], self.ids[p[0]]))[:k]  # fmt: skip
         return [(self.ids[i], s) for i, s in ranked]
 
+    def top_of(self, scores: np.ndarray, k: int) -> list[tuple[str, float]]:
+        """The k best positive ``scores`` (one per position), by score then id: the cut is
+        found on the whole array, so only the positions at or above it are gathered."""
+        n = len(scores)
+        if n > k:
+            cut = float(np.partition(scores, n - k)[n - k])
+            at = np.flatnonzero(scores >= cut) if cut > 0 else np.flatnonzero(scores > 0)
+        else:
+            at = np.flatnonzero(scores > 0)
+        return self.top_at(at, scores[at], k)
+
     def add_edge(self, etype: str, src: str, dst: str) -> None:
         """A written edge: a sibling edge joins its hub (other types are not mirrored)."""
         if etype in self.members:
@@ -350,12 +379,12 @@ class _Mirror:
                 idx = np.asarray(known, dtype=np.int64)
                 self._hub_pos[(via, hub)] = idx
             idx = idx[mask[idx] & (idx != i)]
+            gaps = np.abs(self.created_at[idx] - t)
             if len(idx) > limit:
-                gaps = np.abs(self.created_at[idx] - t)
-                cut = np.partition(gaps, limit - 1)[limit - 1]
-                idx = idx[gaps <= cut]
-            for j in idx.tolist():
-                found.append((abs(float(self.created_at[j]) - t), self.ids[j], hub))
+                keep = gaps <= np.partition(gaps, limit - 1)[limit - 1]
+                idx, gaps = idx[keep], gaps[keep]
+            pairs = zip(gaps.tolist(), idx.tolist(), strict=True)
+            found.extend((gap, self.ids[j], hub) for gap, j in pairs)
         found.sort()
         seen: set[str] = set()
         out: list[tuple[str, str]] = []

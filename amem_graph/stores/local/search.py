@@ -197,10 +197,16 @@ class LocalSearch(LocalConnection):
             mirror = self._fresh_mirror()
             n = len(mirror.ids)
             mask, pos = mirror.admitted(flt)
-            only = mask if mirror.selective(len(pos)) else None
-            scores = mirror.bm25.scores(query, n, only)[pos]
-            matched = scores > 0
-            return mirror.top_at(pos[matched], scores[matched], k)
+            if mirror.selective(len(pos)):
+                scores = mirror.bm25.scores(query, n, mask)[pos]
+                matched = scores > 0
+                return mirror.top_at(pos[matched], scores[matched], k)
+            # every position scored: cut the top k on the whole array (0 where not admitted)
+            # before gathering, since most documents may match a query of common words
+            scores = mirror.bm25.scores(query, n)
+            if len(pos) < n:
+                scores[~mask[:n]] = 0.0
+            return mirror.top_of(scores, k)
 
         return self._guard("searching text", run)
 
@@ -246,17 +252,19 @@ class LocalSearch(LocalConnection):
         def run() -> dict[str, RankFields]:
             mirror = self._fresh_mirror()
             mask = mirror.mask(flt)
-            out: dict[str, RankFields] = {}
-            for mid in id_list:
-                i = mirror.pos.get(mid)
-                if i is not None and mask[i]:
-                    out[mid] = RankFields(
-                        float(mirror.created_at[i]),
-                        float(mirror.importance[i]),
-                        float(mirror.successes[i]),
-                        float(mirror.failures[i]),
-                    )
-            return out
+            known = [(mid, i) for mid in id_list if (i := mirror.pos.get(mid)) is not None]
+            at = np.fromiter((i for _, i in known), dtype=np.int64, count=len(known))
+            keep = mask[at]
+            at = at[keep]
+            columns = zip(  # whole columns gathered at once: this runs for every candidate
+                mirror.created_at[at].tolist(),
+                mirror.importance[at].tolist(),
+                mirror.successes[at].tolist(),
+                mirror.failures[at].tolist(),
+                strict=True,
+            )
+            ids = [mid for (mid, _), kept in zip(known, keep.tolist(), strict=True) if kept]
+            return {mid: RankFields(*row) for mid, row in zip(ids, columns, strict=True)}
 
         return self._guard("reading ranking fields", run)
 

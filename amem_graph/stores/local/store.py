@@ -37,3 +37,5 @@ class LocalStore(LocalWrites, LocalReads, LocalSearch, LocalIntegrity):
     """SQLite + numpy + networkx store; ``path=":memory:"`` keeps everything in RAM."""
 
     backend = "local"
+    #: recall reads memories whole only once ranked (``retriever.reads_ahead``)
+    READS_AHEAD = False
