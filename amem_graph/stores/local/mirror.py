@@ -17,6 +17,7 @@ import numpy as np
 
 from amem_graph.stores.base import SIBLING_EDGES, MemoryFilter
 from amem_graph.stores.local.bm25 import BM25Index
+from amem_graph.stores.local.recent import Recent
 
 #: mirror column -> value of an empty slot
 _GROW_FILL: dict[str, float] = {
@@ -42,8 +43,18 @@ _ROW_BLOCK = 16
 #: a filter admitting under this share of the rows is searched on its own rows (vectors
 #: gathered, postings cut to them): the selective-scope fast path
 SELECTIVE_SHARE = 0.25
+#: bytes of filter masks and positions each of the mirror's filter caches may hold
+_MASKS_BYTES = 64 << 20
 _STATUS_CODES = {"active": 0, "quarantined": 1, "retracted": 2, "superseded": 3, "archived": 4}
 _STATUS_NAMES = {code: name for name, code in _STATUS_CODES.items()}
+
+
+#: what a filter admits: (mask over the rows, sorted positions)
+_Admitted = tuple[np.ndarray, np.ndarray]
+
+
+def _nbytes(admitted: _Admitted) -> int:
+    return int(admitted[0].nbytes + admitted[1].nbytes)
 
 
 class _Mirror:
@@ -78,12 +89,14 @@ class _Mirror:
         self.codes: dict[str, dict[str, int]] = {"scope": {}, "agent": {}, "task": {}}
         self.bm25 = BM25Index()
         #: filter without as_of -> (mask, sorted positions) it admits
-        self._masks: dict[MemoryFilter, tuple[np.ndarray, np.ndarray]] = {}
+        self._masks: Recent[MemoryFilter, _Admitted] = Recent(_MASKS_BYTES, _nbytes)
         #: filter (with as_of) -> (mask, sorted positions) it admits
-        self._admitted: dict[MemoryFilter, tuple[np.ndarray, np.ndarray]] = {}
+        self._admitted: Recent[MemoryFilter, _Admitted] = Recent(_MASKS_BYTES // 8, _nbytes)
         #: filter without as_of -> (from, until, (mask, positions)): what it admits at any
         #: time in [from, until), where no row's validity starts or ends
-        self._valid: dict[MemoryFilter, tuple[float, float, tuple[np.ndarray, np.ndarray]]] = {}
+        self._valid: Recent[MemoryFilter, tuple[float, float, _Admitted]] = Recent(
+            _MASKS_BYTES, lambda memo: _nbytes(memo[2])
+        )
         self._hub_pos: dict[tuple[str, str], np.ndarray] = {}
         #: while a whole build runs (``load_edges``): each id string once
         self._build_keys: dict[str, str] = {}
@@ -227,14 +240,11 @@ class _Mirror:
         key = replace(flt, as_of=None)
         base = self._masks.get(key)
         if base is None:
-            if len(self._masks) > 32:
-                self._masks.clear()
             mask = self._compute_mask(key)
-            base = self._masks[key] = (mask, np.flatnonzero(mask))
+            base = (mask, np.flatnonzero(mask))
+            self._masks.put(key, base)
         hit = base if flt.as_of is None else self._valid_at(key, base, flt.as_of.timestamp())
-        if len(self._admitted) > 32:
-            self._admitted.clear()
-        self._admitted[flt] = hit
+        self._admitted.put(flt, hit)
         return hit
 
     def _valid_at(
@@ -259,9 +269,7 @@ class _Mirror:
             pos = np.flatnonzero(mask)
         later = np.concatenate([starts[starts > t], ends[ends > t]])
         until = float(later.min()) if len(later) else math.inf
-        if len(self._valid) > 32:
-            self._valid.clear()
-        self._valid[key] = (t, until, (mask, pos))
+        self._valid.put(key, (t, until, (mask, pos)))
         return mask, pos
 
     def selective(self, admitted: int) -> bool:
