@@ -347,4 +347,4 @@ def ann_top(
         if len(cand) >= k:
             return mirror.top_at(cand, mirror.cosines(q, cand), k)
         fetch *= _GROW
-    return mirror.top_at(pos, mirror.cosines(q, pos), k)
+    return mirror.top_at(pos, mirror.scope_cosines(q, pos), k)

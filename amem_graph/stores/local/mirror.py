@@ -45,6 +45,9 @@ _ROW_BLOCK = 16
 SELECTIVE_SHARE = 0.25
 #: bytes of filter masks and positions each of the mirror's filter caches may hold
 _MASKS_BYTES = 64 << 20
+#: bytes of selective filters' gathered vectors kept (``scope_cosines``): 8 scopes of 10k
+#: 384-d rows, or ~80 of 1k
+_BLOCKS_BYTES = 128 << 20
 _STATUS_CODES = {"active": 0, "quarantined": 1, "retracted": 2, "superseded": 3, "archived": 4}
 _STATUS_NAMES = {code: name for name, code in _STATUS_CODES.items()}
 
@@ -97,6 +100,10 @@ class _Mirror:
         self._valid: Recent[MemoryFilter, tuple[float, float, _Admitted]] = Recent(
             _MASKS_BYTES, lambda memo: _nbytes(memo[2])
         )
+        #: (size, hash) of a selective filter's positions -> (them, their padded vectors)
+        self._blocks: Recent[tuple[int, int], tuple[np.ndarray, np.ndarray]] = Recent(
+            _BLOCKS_BYTES, lambda kept: int(kept[0].nbytes + kept[1].nbytes)
+        )
         self._hub_pos: dict[tuple[str, str], np.ndarray] = {}
         #: while a whole build runs (``load_edges``): each id string once
         self._build_keys: dict[str, str] = {}
@@ -124,6 +131,7 @@ class _Mirror:
         self._masks.clear()
         self._admitted.clear()
         self._valid.clear()
+        self._blocks.clear()
 
     def upsert(self, row: sqlite3.Row) -> None:
         self._changed()
@@ -284,6 +292,24 @@ class _Mirror:
             return self.gathered(q, pos)
         rows = -(-n // _ROW_BLOCK) * _ROW_BLOCK  # within capacity: it is a multiple too
         scores: np.ndarray = (self.vectors[:rows] @ q)[pos]
+        return scores
+
+    def scope_cosines(self, q: np.ndarray, pos: np.ndarray) -> np.ndarray:
+        """``cosines`` over the rows a filter admits (``pos``, from ``admitted``): a selective
+        set's rows, gathered and padded, are kept (``_BLOCKS_BYTES``, least recently used
+        first) until the next change, since gathering a scope of 10k rows costs several
+        times the product itself and recall scans the same scope query after query. The
+        values are ``cosines``'s (the same padded matrix)."""
+        if not self.selective(len(pos)):
+            return self.cosines(q, pos)
+        key = (len(pos), hash(pos.tobytes()))
+        kept = self._blocks.get(key)
+        if kept is None or not np.array_equal(kept[0], pos):
+            padded = np.zeros(-(-len(pos) // _ROW_BLOCK) * _ROW_BLOCK, dtype=np.int64)
+            padded[: len(pos)] = pos
+            kept = (pos.copy(), self.vectors[padded])
+            self._blocks.put(key, kept)
+        scores: np.ndarray = (kept[1] @ q)[: len(pos)]
         return scores
 
     def gathered(self, q: np.ndarray, pos: np.ndarray) -> np.ndarray:

@@ -177,7 +177,7 @@ class LocalSearch(LocalConnection):
                     continue
                 if len(js) == 1 or len(pos) <= k:
                     for j in js:
-                        out[j] = mirror.top_at(pos, mirror.cosines(queries[j], pos), k)
+                        out[j] = mirror.top_at(pos, mirror.scope_cosines(queries[j], pos), k)
                     continue
                 approx = mirror.cosines_many(np.stack([queries[j] for j in js]), pos)
                 for col, j in enumerate(js):
