@@ -5,7 +5,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from amem_graph.stores.local.mirror import _Mirror
+from amem_graph.stores.local.blocks import ADMIT_ON_SIGHT, ScopeBlocks
+from amem_graph.stores.local.mirror import _ROW_BLOCK, _Mirror
 from amem_graph.stores.local.recent import Recent
 
 _DIMS = 8
@@ -27,7 +28,7 @@ def test_scope_scores_are_cosines_bit_for_bit_first_and_kept() -> None:
     mirror = _mirror(1000)
     pos = np.arange(3, 1000, 17)  # 59 rows: selective
     assert mirror.selective(len(pos))
-    for seed in range(3):  # the first call gathers, the next ones read the kept block
+    for seed in range(ADMIT_ON_SIGHT + 2):  # gathered, then kept, then read from the block
         q = _query(seed)
         assert np.array_equal(mirror.scope_cosines(q, pos), mirror.cosines(q, pos))
     assert len(mirror._blocks) == 1
@@ -63,13 +64,54 @@ def test_a_whole_store_scope_is_not_kept() -> None:
     assert len(mirror._blocks) == 0
 
 
+def _seen(mirror: _Mirror, pos: np.ndarray, times: int = ADMIT_ON_SIGHT) -> np.ndarray:
+    q = _query(5)
+    for _ in range(times):
+        scores = mirror.scope_cosines(q, pos)
+    return scores
+
+
+def test_a_scope_is_kept_only_once_seen_again_and_again() -> None:
+    mirror = _mirror(1000)
+    pos = np.arange(0, 300, 3)
+    _seen(mirror, pos, ADMIT_ON_SIGHT - 1)
+    assert len(mirror._blocks) == 0  # a scope asked once or twice is only gathered
+    _seen(mirror, pos, 1)
+    assert len(mirror._blocks) == 1
+
+
 def test_blocks_stay_within_their_budget() -> None:
     mirror = _mirror(1000)
     block_bytes = 112 * _DIMS * 4 + 100 * 8  # 100 rows padded to 112, and their positions
-    mirror._blocks = Recent(3 * block_bytes, lambda kept: int(kept[0].nbytes + kept[1].nbytes))
-    q = _query(4)
+    mirror._blocks = ScopeBlocks(3 * block_bytes, _ROW_BLOCK)
     for start in range(0, 600, 100):
-        mirror.scope_cosines(q, np.arange(start, start + 100))
+        _seen(mirror, np.arange(start, start + 100))
     assert len(mirror._blocks) == 3  # the three most recent
+    assert mirror._blocks._kept.used + mirror._blocks._spare_bytes <= 3 * block_bytes
     late = np.arange(500, 600)
-    assert np.array_equal(mirror.scope_cosines(q, late), mirror.cosines(q, late))
+    assert np.array_equal(mirror.scope_cosines(_query(4), late), mirror.cosines(_query(4), late))
+
+
+def test_a_change_leaves_the_buffers_for_the_next_blocks() -> None:
+    mirror = _mirror(1000)
+    first = np.arange(0, 100)
+    _seen(mirror, first)
+    ((_, block),) = (entry for entry, _ in mirror._blocks._kept._items.values())
+    mirror._changed()
+    assert len(mirror._blocks) == 0
+    other = np.arange(1, 200, 2)  # 100 rows: the same padded size
+    scores = _seen(mirror, other, 1)  # a spare fits: kept at first sight
+    ((_, reused),) = (entry for entry, _ in mirror._blocks._kept._items.values())
+    assert np.shares_memory(reused, block)  # no fresh pages for the new block
+    assert not mirror._blocks._spares
+    assert np.array_equal(scores, mirror.cosines(_query(5), other))
+
+
+def test_recent_tells_what_leaves() -> None:
+    left: list[int] = []
+    recent: Recent[str, int] = Recent(2, lambda _: 1, left.append)
+    for key, value in (("a", 1), ("b", 2), ("c", 3), ("b", 4)):
+        recent.put(key, value)
+    assert left == [1, 2]  # "a" forgotten, then "b"'s old value replaced
+    recent.clear()
+    assert sorted(left) == [1, 2, 3, 4] and recent.used == 0

@@ -16,6 +16,7 @@ from dataclasses import replace
 import numpy as np
 
 from amem_graph.stores.base import SIBLING_EDGES, MemoryFilter
+from amem_graph.stores.local.blocks import ScopeBlocks
 from amem_graph.stores.local.bm25 import BM25Index
 from amem_graph.stores.local.recent import Recent
 
@@ -100,10 +101,8 @@ class _Mirror:
         self._valid: Recent[MemoryFilter, tuple[float, float, _Admitted]] = Recent(
             _MASKS_BYTES, lambda memo: _nbytes(memo[2])
         )
-        #: (size, hash) of a selective filter's positions -> (them, their padded vectors)
-        self._blocks: Recent[tuple[int, int], tuple[np.ndarray, np.ndarray]] = Recent(
-            _BLOCKS_BYTES, lambda kept: int(kept[0].nbytes + kept[1].nbytes)
-        )
+        #: selective filters' gathered vectors
+        self._blocks = ScopeBlocks(_BLOCKS_BYTES, _ROW_BLOCK)
         self._hub_pos: dict[tuple[str, str], np.ndarray] = {}
         #: while a whole build runs (``load_edges``): each id string once
         self._build_keys: dict[str, str] = {}
@@ -296,21 +295,11 @@ class _Mirror:
 
     def scope_cosines(self, q: np.ndarray, pos: np.ndarray) -> np.ndarray:
         """``cosines`` over the rows a filter admits (``pos``, from ``admitted``): a selective
-        set's rows, gathered and padded, are kept (``_BLOCKS_BYTES``, least recently used
-        first) until the next change, since gathering a scope of 10k rows costs several
-        times the product itself and recall scans the same scope query after query. The
-        values are ``cosines``'s (the same padded matrix)."""
+        set's gathered rows are kept between recalls (``ScopeBlocks``) until the next
+        change. The values are ``cosines``'s (the same padded matrix)."""
         if not self.selective(len(pos)):
             return self.cosines(q, pos)
-        key = (len(pos), hash(pos.tobytes()))
-        kept = self._blocks.get(key)
-        if kept is None or not np.array_equal(kept[0], pos):
-            padded = np.zeros(-(-len(pos) // _ROW_BLOCK) * _ROW_BLOCK, dtype=np.int64)
-            padded[: len(pos)] = pos
-            kept = (pos.copy(), self.vectors[padded])
-            self._blocks.put(key, kept)
-        scores: np.ndarray = (kept[1] @ q)[: len(pos)]
-        return scores
+        return self._blocks.cosines(self.vectors, q, pos)
 
     def gathered(self, q: np.ndarray, pos: np.ndarray) -> np.ndarray:
         """``cosines`` of a few rows: they are gathered (padded) and scored alone."""

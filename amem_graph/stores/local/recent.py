@@ -18,13 +18,17 @@ _V = TypeVar("_V")
 
 class Recent(Generic[_K, _V]):
     """Entries whose ``size`` adds up to at most ``budget`` (the newest is always kept);
-    reading or writing one makes it the most recent."""
+    reading or writing one makes it the most recent. ``gone`` sees each value that leaves
+    (forgotten, replaced or cleared), so a caller can reuse what it holds."""
 
-    def __init__(self, budget: int, size: Callable[[_V], int]) -> None:
+    def __init__(
+        self, budget: int, size: Callable[[_V], int], gone: Callable[[_V], None] | None = None
+    ) -> None:
         if budget < 1:
             raise ValueError(f"budget must be at least 1, not {budget}")
         self.budget = budget
         self._size = size
+        self._gone = gone
         self._items: OrderedDict[_K, tuple[_V, int]] = OrderedDict()
         self.used = 0
 
@@ -38,17 +42,30 @@ class Recent(Generic[_K, _V]):
     def put(self, key: _K, value: _V) -> None:
         old = self._items.pop(key, None)
         if old is not None:
-            self.used -= old[1]
+            self._left(*old)
         cost = self._size(value)
         self._items[key] = (value, cost)
         self.used += cost
         while self.used > self.budget and len(self._items) > 1:
-            _, (_, freed) = self._items.popitem(last=False)
-            self.used -= freed
+            _, forgotten = self._items.popitem(last=False)
+            self._left(*forgotten)
+
+    def make_room(self, cost: int) -> None:
+        """Forget the least recently used entries until one of ``cost`` more fits."""
+        while self._items and self.used + cost > self.budget:
+            _, forgotten = self._items.popitem(last=False)
+            self._left(*forgotten)
 
     def clear(self) -> None:
+        items = list(self._items.values())
         self._items.clear()
-        self.used = 0
+        for value, cost in items:
+            self._left(value, cost)
+
+    def _left(self, value: _V, cost: int) -> None:
+        self.used -= cost
+        if self._gone is not None:
+            self._gone(value)
 
     def __len__(self) -> int:
         return len(self._items)
