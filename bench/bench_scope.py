@@ -2,6 +2,7 @@
 
     python bench/bench_scope.py --tenants 100 --size 1000                 # embedded store
     python bench/bench_scope.py --tenants 10 --size 10000 --neo4j URI --no-local
+    python bench/bench_scope.py --tenants 10 --size 10000 --interleaved  # scattered tenants
 
 The big store holds ``tenants`` scopes of ``size`` memories each; a recall names one scope, so
 it admits 1/tenants of the store. Its baseline is the same recall on a store that holds one
@@ -38,23 +39,26 @@ QUERIES = 100
 
 
 class Tenants:
-    """``tenants`` x ``size`` memories (scope ``t<j>`` for rows j*size..), queries per tenant."""
+    """``tenants`` x ``size`` memories, queries per tenant. A tenant's rows are written
+    together (scope ``t<j>`` for rows j*size..) or, ``interleaved``, dealt round-robin (row i
+    to tenant i % tenants), as a fleet writing at once would leave them."""
 
-    def __init__(self, tenants: int, size: int, queries: int) -> None:
+    def __init__(self, tenants: int, size: int, queries: int, interleaved: bool = False) -> None:
         n = tenants * size
         texts, vectors = corpus(n)
-        self.size, self.tenants = size, tenants
+        self.size, self.tenants, self.interleaved = size, tenants, interleaved
         self.rows = items(texts)
         for i, row in enumerate(self.rows):
-            row["scope"] = f"t{i // size}"
+            row["scope"] = f"t{i % tenants if interleaved else i // size}"
         rng = np.random.default_rng(n + 1)
         self.scopes = [f"t{j}" for j in rng.integers(0, tenants, queries)]
-        picks = [int(s[1:]) * size + int(rng.integers(0, size)) for s in self.scopes]
+        offsets = [int(rng.integers(0, size)) for _ in self.scopes]
+        picks = [self.row_of(int(s[1:]), o) for s, o in zip(self.scopes, offsets, strict=True)]
         # the baseline asks tenant 0 the same words at the same offsets
         self.qtexts = [" ".join(texts[i].split()[2:5]) + f" q{j}" for j, i in enumerate(picks)]
         self.base_qtexts = [
-            " ".join(texts[i - int(s[1:]) * size].split()[2:5]) + f" b{j}"
-            for j, (i, s) in enumerate(zip(picks, self.scopes, strict=True))
+            " ".join(texts[self.row_of(0, o)].split()[2:5]) + f" b{j}"
+            for j, o in enumerate(offsets)
         ]
         qvecs = rng.standard_normal((2 * queries, vectors.shape[1])).astype(np.float32)
         qvecs /= np.linalg.norm(qvecs, axis=1, keepdims=True)
@@ -62,10 +66,14 @@ class Tenants:
             texts + self.qtexts + self.base_qtexts, np.vstack([vectors, qvecs])
         )
 
+    def row_of(self, tenant: int, offset: int) -> int:
+        """The row of a tenant's ``offset``-th memory."""
+        return offset * self.tenants + tenant if self.interleaved else tenant * self.size + offset
+
     @property
     def small_rows(self) -> list[dict[str, object]]:
         """Tenant 0 alone: the store of one scope's size."""
-        return self.rows[: self.size]
+        return [self.rows[self.row_of(0, o)] for o in range(self.size)]
 
     def scoped(self, mg: MemoryGraph, k: int) -> Side:
         return lambda i: mg.recall(self.qtexts[i], k=k, scope=self.scopes[i])
@@ -75,15 +83,17 @@ class Tenants:
 
 
 def line(name: str, w: Tenants, scoped: list[float], base: list[float], extra: str = "") -> None:
+    layout = " interleaved" if w.interleaved else ""
     print(
-        f"{name:6} {w.tenants} tenants x {w.size}: scoped recall p50 {median(scoped):6.2f} ms "
-        f"p95 {pct(scoped, 95):6.2f} ms | one-tenant store p50 {median(base):6.2f} ms p95 "
+        f"{name:6} {w.tenants}{layout} tenants x {w.size}: scoped recall p50 "
+        f"{median(scoped):6.2f} ms p95 {pct(scoped, 95):6.2f} ms | one-tenant store p50 "
+        f"{median(base):6.2f} ms p95 "
         f"{pct(base, 95):6.2f} ms | {ratios(scoped, base)}{extra}",
         flush=True,
     )
     emit(
         "embedded" if name == "local" else "neo4j",
-        f"scoped recall p50 / p95, {w.tenants} scopes of {w.size} memories",
+        f"scoped recall p50 / p95, {w.tenants}{layout} scopes of {w.size} memories",
         f"{median(scoped):.1f} / {pct(scoped, 95):.1f} ms",
         baseline=f"one-scope store of {w.size}: {median(base):.1f} / {pct(base, 95):.1f} ms",
         **within(pct(scoped, 95) / pct(base, 95), 1.2),
@@ -135,9 +145,12 @@ def main() -> None:
     parser.add_argument("--no-local", action="store_true", help="skip the embedded store")
     parser.add_argument("--k", type=int, default=10)
     parser.add_argument("--queries", type=int, default=QUERIES)
+    parser.add_argument(
+        "--interleaved", action="store_true", help="tenants' rows dealt round-robin, not in runs"
+    )
     args = parser.parse_args()
     print(f"k={args.k} queries={args.queries} cpus={os.cpu_count()}", flush=True)
-    w = Tenants(args.tenants, args.size, args.queries)
+    w = Tenants(args.tenants, args.size, args.queries, args.interleaved)
     if not args.no_local:
         bench_local(w, args.k, args.queries)
     if args.neo4j:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gc
 import subprocess
 import sys
 import textwrap
@@ -10,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from amem_graph import MemoryGraph, StoreError
+from amem_graph.stores.local.mirror import _Mirror
 from amem_graph.stores.local.store import LocalStore
 
 
@@ -88,3 +90,31 @@ def test_concurrent_writers_lose_nothing(tmp_path: Path) -> None:
     with MemoryGraph.open(path, embedder="hashing") as mg:
         assert mg.store.counts()["Memory"] == 80
         assert mg.store.counts()["ATTRIBUTED_TO"] == 80
+
+
+def test_the_mirror_is_built_with_the_cycle_collector_paused(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    path = tmp_path / "gc.db"
+    with MemoryGraph.open(path, embedder="hashing") as mg:
+        mg.remember("a fact to build from", id="f")
+    seen: list[bool] = []
+    real_load = _Mirror.load
+
+    def load(self: _Mirror, rows: list[object]) -> None:
+        seen.append(gc.isenabled())
+        real_load(self, rows)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(_Mirror, "load", load)
+    assert gc.isenabled()
+    with MemoryGraph.open(path, embedder="hashing") as mg:
+        assert mg.recall("fact")[0].memory.id == "f"
+    assert seen == [False] and gc.isenabled()
+
+    def broken(self: _Mirror, rows: list[object]) -> None:
+        raise RuntimeError("disk gone")
+
+    monkeypatch.setattr(_Mirror, "load", broken)
+    with MemoryGraph.open(path, embedder="hashing") as mg, pytest.raises(RuntimeError):
+        mg.recall("fact")
+    assert gc.isenabled()  # back on after a failed build

@@ -4,10 +4,10 @@
 from __future__ import annotations
 
 import numpy as np
+import pytest
 
 from amem_graph.stores.local.blocks import ADMIT_ON_SIGHT, ScopeBlocks
 from amem_graph.stores.local.mirror import _ROW_BLOCK, _Mirror
-from amem_graph.stores.local.recent import Recent
 
 _DIMS = 8
 
@@ -48,7 +48,7 @@ def test_a_change_drops_the_kept_block() -> None:
 
 def test_scopes_of_one_size_are_kept_apart() -> None:
     mirror = _mirror(1000)
-    a, b = np.arange(0, 100), np.arange(500, 600)
+    a, b = np.arange(0, 1000, 10), np.arange(3, 1000, 10)
     q = _query(2)
     sa, sb = mirror.scope_cosines(q, a), mirror.scope_cosines(q, b)
     assert not np.array_equal(sa, sb)
@@ -73,7 +73,7 @@ def _seen(mirror: _Mirror, pos: np.ndarray, times: int = ADMIT_ON_SIGHT) -> np.n
 
 def test_a_scope_is_kept_only_once_seen_again_and_again() -> None:
     mirror = _mirror(1000)
-    pos = np.arange(0, 300, 3)
+    pos = np.arange(0, 1000, 10)
     _seen(mirror, pos, ADMIT_ON_SIGHT - 1)
     assert len(mirror._blocks) == 0  # a scope asked once or twice is only gathered
     _seen(mirror, pos, 1)
@@ -84,22 +84,22 @@ def test_blocks_stay_within_their_budget() -> None:
     mirror = _mirror(1000)
     block_bytes = 112 * _DIMS * 4 + 100 * 8  # 100 rows padded to 112, and their positions
     mirror._blocks = ScopeBlocks(3 * block_bytes, _ROW_BLOCK)
-    for start in range(0, 600, 100):
-        _seen(mirror, np.arange(start, start + 100))
+    for start in range(6):  # scattered: kept as blocks, not scored in place
+        _seen(mirror, np.arange(start, 1000, 10))
     assert len(mirror._blocks) == 3  # the three most recent
     assert mirror._blocks._kept.used + mirror._blocks._spare_bytes <= 3 * block_bytes
-    late = np.arange(500, 600)
+    late = np.arange(5, 1000, 10)
     assert np.array_equal(mirror.scope_cosines(_query(4), late), mirror.cosines(_query(4), late))
 
 
 def test_a_change_leaves_the_buffers_for_the_next_blocks() -> None:
     mirror = _mirror(1000)
-    first = np.arange(0, 100)
+    first = np.arange(0, 1000, 10)
     _seen(mirror, first)
     ((_, block),) = (entry for entry, _ in mirror._blocks._kept._items.values())
     mirror._changed()
     assert len(mirror._blocks) == 0
-    other = np.arange(1, 200, 2)  # 100 rows: the same padded size
+    other = np.arange(5, 1000, 10)  # 100 rows: the same padded size
     scores = _seen(mirror, other, 1)  # a spare fits: kept at first sight
     ((_, reused),) = (entry for entry, _ in mirror._blocks._kept._items.values())
     assert np.shares_memory(reused, block)  # no fresh pages for the new block
@@ -107,11 +107,15 @@ def test_a_change_leaves_the_buffers_for_the_next_blocks() -> None:
     assert np.array_equal(scores, mirror.cosines(_query(5), other))
 
 
-def test_recent_tells_what_leaves() -> None:
-    left: list[int] = []
-    recent: Recent[str, int] = Recent(2, lambda _: 1, left.append)
-    for key, value in (("a", 1), ("b", 2), ("c", 3), ("b", 4)):
-        recent.put(key, value)
-    assert left == [1, 2]  # "a" forgotten, then "b"'s old value replaced
-    recent.clear()
-    assert sorted(left) == [1, 2, 3, 4] and recent.used == 0
+@pytest.mark.parametrize("dims", [8, 384, 10])
+def test_a_scope_close_together_is_scored_in_place_bit_for_bit(dims: int) -> None:
+    mirror = _Mirror(dims)
+    rng = np.random.default_rng(dims)
+    mirror.ids = [f"m{i}" for i in range(1000)]
+    mirror.vectors = rng.standard_normal((1024, dims)).astype(np.float32)
+    q = rng.standard_normal(dims).astype(np.float32)
+    runs = [np.arange(37, 137), np.arange(900, 1000), np.arange(10, 210)[rng.random(200) < 0.7]]
+    for pos in runs:
+        assert mirror.selective(len(pos))
+        assert np.array_equal(mirror.scope_cosines(q, pos), mirror.gathered(q, pos))
+    assert len(mirror._blocks) == 0  # nothing copied or kept

@@ -39,3 +39,23 @@ def test_replacing_a_key_counts_its_new_size_only() -> None:
 def test_a_budget_below_one_is_refused() -> None:
     with pytest.raises(ValueError, match="budget must be at least 1"):
         Recent(0, len)
+
+
+def test_recent_tells_what_leaves() -> None:
+    left: list[int] = []
+    recent: Recent[str, int] = Recent(2, lambda _: 1, left.append)
+    for key, value in (("a", 1), ("b", 2), ("c", 3), ("b", 4)):
+        recent.put(key, value)
+    assert left == [1, 2]  # "a" forgotten, then "b"'s old value replaced
+    recent.clear()
+    assert sorted(left) == [1, 2, 3, 4] and recent.used == 0
+
+
+def test_make_room_forgets_the_oldest_until_a_cost_fits() -> None:
+    left: list[bytes] = []
+    memo: Recent[str, bytes] = Recent(10, len, left.append)
+    memo.put("a", b"123")
+    memo.put("b", b"456")
+    memo.put("c", b"789")
+    memo.make_room(4)  # 9 + 4 > 10: "a" goes, 6 + 4 fits
+    assert left == [b"123"] and memo.used == 6 and "b" in memo

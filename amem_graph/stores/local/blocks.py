@@ -1,4 +1,4 @@
-"""Selective scopes' vectors, gathered once and kept between recalls.
+"""Scattered selective scopes' vectors, gathered once and kept between recalls.
 
 A scoped recall scores only the rows its filter admits. Gathering 10k scattered rows costs
 several times the product itself, and recall scans the same scope query after query, so the

@@ -44,6 +44,9 @@ _ROW_BLOCK = 16
 #: a filter admitting under this share of the rows is searched on its own rows (vectors
 #: gathered, postings cut to them): the selective-scope fast path
 SELECTIVE_SHARE = 0.25
+#: a selective filter whose rows span at most this many times their number is scored over
+#: the span in place (a product over twice the rows costs less than gathering them)
+_SPAN_SHARE = 2
 #: bytes of filter masks and positions each of the mirror's filter caches may hold
 _MASKS_BYTES = 64 << 20
 #: bytes of selective filters' gathered vectors kept (``scope_cosines``): 8 scopes of 10k
@@ -294,11 +297,21 @@ class _Mirror:
         return scores
 
     def scope_cosines(self, q: np.ndarray, pos: np.ndarray) -> np.ndarray:
-        """``cosines`` over the rows a filter admits (``pos``, from ``admitted``): a selective
-        set's gathered rows are kept between recalls (``ScopeBlocks``) until the next
-        change. The values are ``cosines``'s (the same padded matrix)."""
+        """``cosines`` over the rows a filter admits (``pos``, from ``admitted``). A selective
+        set whose rows lie close together (a tenant's memories written together) is scored
+        in place, over the span of rows from its first to its last: no copy at all. A
+        scattered one's gathered rows are kept between recalls (``ScopeBlocks``) until the
+        next change. The values are ``cosines``'s: every row is scored in a padded block of
+        ``_ROW_BLOCK`` rows either way."""
         if not self.selective(len(pos)):
             return self.cosines(q, pos)
+        if len(pos) == 0:
+            return np.zeros(0, dtype=np.float32)
+        lo = int(pos[0]) // _ROW_BLOCK * _ROW_BLOCK
+        hi = -(-(int(pos[-1]) + 1) // _ROW_BLOCK) * _ROW_BLOCK  # within capacity: a multiple
+        if hi - lo <= _SPAN_SHARE * len(pos):
+            scores: np.ndarray = (self.vectors[lo:hi] @ q)[pos - lo]
+            return scores
         return self._blocks.cosines(self.vectors, q, pos)
 
     def gathered(self, q: np.ndarray, pos: np.ndarray) -> np.ndarray:
