@@ -26,6 +26,14 @@ ADMIT_ON_SIGHT = 4
 _SIGHTS = 4096
 
 
+def padded(pos: np.ndarray, row_block: int) -> np.ndarray:
+    """``pos`` followed by row 0 up to a multiple of ``row_block``: scored in whole blocks of
+    rows, a row's cosine is the same in every matrix it is part of."""
+    out = np.zeros(-(-len(pos) // row_block) * row_block, dtype=np.int64)
+    out[: len(pos)] = pos
+    return out
+
+
 def _owner(block: np.ndarray) -> np.ndarray:
     """The buffer a block is a view of (a reused spare may be longer than the block)."""
     base = block.base
@@ -60,14 +68,13 @@ class ScopeBlocks:
         kept = self._kept.get(key)
         if kept is not None and np.array_equal(kept[0], pos):
             return (kept[1] @ q)[: len(pos)]  # type: ignore[no-any-return]
-        padded = np.zeros(-(-len(pos) // self.row_block) * self.row_block, dtype=np.int64)
-        padded[: len(pos)] = pos
+        rows = padded(pos, self.row_block)
         sights = (self._sights.get(key) or 0) + 1
         self._sights.put(key, sights)
-        block = self._buffer(len(padded), vectors, fresh=sights >= ADMIT_ON_SIGHT)
+        block = self._buffer(len(rows), vectors, fresh=sights >= ADMIT_ON_SIGHT)
         if block is None:
-            return (vectors[padded] @ q)[: len(pos)]  # type: ignore[no-any-return]
-        np.take(vectors, padded, axis=0, out=block, mode="clip")  # "raise" buffers `out`
+            return (vectors[rows] @ q)[: len(pos)]  # type: ignore[no-any-return]
+        np.take(vectors, rows, axis=0, out=block, mode="clip")  # "raise" buffers `out`
         self._kept.put(key, (pos.copy(), block))
         self._trim()
         return (block @ q)[: len(pos)]  # type: ignore[no-any-return]

@@ -16,7 +16,7 @@ from dataclasses import replace
 import numpy as np
 
 from amem_graph.stores.base import SIBLING_EDGES, MemoryFilter
-from amem_graph.stores.local.blocks import ScopeBlocks
+from amem_graph.stores.local.blocks import ScopeBlocks, padded
 from amem_graph.stores.local.bm25 import BM25Index
 from amem_graph.stores.local.recent import Recent
 
@@ -316,9 +316,7 @@ class _Mirror:
 
     def gathered(self, q: np.ndarray, pos: np.ndarray) -> np.ndarray:
         """``cosines`` of a few rows: they are gathered (padded) and scored alone."""
-        padded = np.zeros(-(-len(pos) // _ROW_BLOCK) * _ROW_BLOCK, dtype=np.int64)
-        padded[: len(pos)] = pos
-        scores: np.ndarray = (self.vectors[padded] @ q)[: len(pos)]
+        scores: np.ndarray = (self.vectors[padded(pos, _ROW_BLOCK)] @ q)[: len(pos)]
         return scores
 
     def cosines_many(self, queries: np.ndarray, pos: np.ndarray) -> np.ndarray:

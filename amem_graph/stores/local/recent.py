@@ -47,14 +47,16 @@ class Recent(Generic[_K, _V]):
         self._items[key] = (value, cost)
         self.used += cost
         while self.used > self.budget and len(self._items) > 1:
-            _, forgotten = self._items.popitem(last=False)
-            self._left(*forgotten)
+            self._forget_oldest()
 
     def make_room(self, cost: int) -> None:
         """Forget the least recently used entries until one of ``cost`` more fits."""
         while self._items and self.used + cost > self.budget:
-            _, forgotten = self._items.popitem(last=False)
-            self._left(*forgotten)
+            self._forget_oldest()
+
+    def _forget_oldest(self) -> None:
+        _, forgotten = self._items.popitem(last=False)
+        self._left(*forgotten)
 
     def clear(self) -> None:
         items = list(self._items.values())
