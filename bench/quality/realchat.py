@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import re
 import sys
 from collections import defaultdict
 from collections.abc import Sequence
@@ -87,9 +88,7 @@ def _clean(text: str) -> str:
 def source(data: dict[str, Any], number: int, first: str) -> str:
     """The talkbench-format source of one pair (no tags, no questions yet)."""
     people = _senders(data[first])
-    chats = sorted(
-        (chat["start"], chat) for chat in data.values() if _senders(chat) == people
-    )
+    chats = sorted((chat["start"], chat) for chat in data.values() if _senders(chat) == people)
     order = []  # who speaks first in the first chat is the first speaker
     for group in chats[0][1]["messages"]:
         for m in group:
@@ -105,6 +104,12 @@ def source(data: dict[str, Any], number: int, first: str) -> str:
                 if text:
                     lines.append(f"{names[m['sender']]}: {text}")
     return "\n".join(lines) + "\n"
+
+
+def unannotated(text: str) -> str:
+    """A committed source without its tags and questions: what ``source`` wrote."""
+    text = text.split("\n## questions\n", 1)[0]
+    return re.sub(r" \{[A-Za-z0-9_]+\}$", "", text, flags=re.M).rstrip("\n") + "\n"
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -1,6 +1,6 @@
 """Recall quality of amem_graph on every dev set: BM25 alone, dense alone, and the hybrid.
 
-    python bench/quality/run.py                    # convbench, -hard, -long, talkbench
+    python bench/quality/run.py                    # convbench, -hard, -long, talkbench, realchat
     python bench/quality/run.py --seeds 1,2,3      # and both generators' variants per seed
     python bench/quality/run.py --data PATH ...    # only the given sets
     python bench/quality/run.py --ablate           # and the hybrid minus each of its signals
@@ -44,6 +44,8 @@ from amem_graph.core.models import utcnow
 from amem_graph.embeddings import Embedder, resolve_embedder
 
 TALKBENCH = DEFAULT_PATH.with_name("talkbench.json")
+#: real chats (the Chit-Chat dataset), questions written by hand (``realchat.py``)
+REALCHAT = DEFAULT_PATH.with_name("realchat.json")
 OFF = {f"{s}_weight": 0.0 for s in ("vector", "text", "graph", "recency", "importance")}
 #: no priors, no re-scoring: a single path as plain as it gets
 PLAIN = {f"{s}_weight": 0.0 for s in ("confidence", "speaker", "terse", "time")}
@@ -164,10 +166,10 @@ def summary(name: str, results: Mapping[str, Mapping[str, Scores]]) -> str:
 
 
 def dev_sets(paths: Sequence[Path], seeds: Sequence[int]) -> list[Dataset]:
-    """The named files (default: the committed sets, and talkbench when built), then the
+    """The named files (default: the committed sets), then the
     generated variants of convbench, convbench-hard and convbench-long for each seed."""
     if not paths:
-        paths = [p for p in (DEFAULT_PATH, HARD_OUT, LONG_OUT, TALKBENCH) if p.exists()]
+        paths = [p for p in (DEFAULT_PATH, HARD_OUT, LONG_OUT, TALKBENCH, REALCHAT) if p.exists()]
     out = [load(p) for p in paths]
     for seed in seeds:
         plain = generate(seed)

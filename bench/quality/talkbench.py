@@ -19,7 +19,9 @@ and the tags become turn ids, so the annotation never depends on string search.
 Ids follow convbench: ``h1``, ``h1_s1``, ``h1_s1_t1``, ``h1_q1`` (1-based).
 
 Run ``python bench/quality/talkbench.py`` to rebuild the JSON, or add ``--check`` to
-exit non-zero when the committed JSON is out of date with the sources.
+exit non-zero when the committed JSON is out of date with the sources. The same format and
+script serve ``realchat`` (real chats annotated by hand, ``realchat.py``): ``--src
+bench/quality/data/realchat`` writes ``data/realchat.json``; a set is named after its folder.
 """
 
 from __future__ import annotations
@@ -36,8 +38,6 @@ from typing import Any
 
 HERE = Path(__file__).resolve().parent
 DEFAULT_SRC = HERE / "data" / "talkbench"
-DEFAULT_OUT = HERE / "data" / "talkbench.json"
-NAME = "talkbench"
 VERSION = 1
 SEED = 0  # nothing is random; kept so the header matches convbench's
 
@@ -254,7 +254,7 @@ def source_files(src: Path) -> list[Path]:
 
 
 def build(src: Path = DEFAULT_SRC) -> dict[str, Any]:
-    """Parse every source file into one dataset dict (convbench layout)."""
+    """Parse every source file into one dataset dict (convbench layout), named after ``src``."""
     files = source_files(src)
     if not files:
         raise ValueError(f"no *.txt conversation files in {src}")
@@ -265,7 +265,7 @@ def build(src: Path = DEFAULT_SRC) -> dict[str, Any]:
         conversations.append(conversation)
         questions.extend(qs)
     return {
-        "name": NAME,
+        "name": src.name,
         "version": VERSION,
         "seed": SEED,
         "conversations": conversations,
@@ -279,13 +279,14 @@ def render(data: dict[str, Any]) -> str:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description="Build talkbench.json from hand-written chats")
+    parser = argparse.ArgumentParser(description="Build a dev set's JSON from its chat sources")
     parser.add_argument("--src", type=Path, default=DEFAULT_SRC, help="directory of *.txt files")
-    parser.add_argument("--out", type=Path, default=DEFAULT_OUT, help="JSON file to write")
+    parser.add_argument("--out", type=Path, help="JSON file to write (default: <src>.json)")
     parser.add_argument(
         "--check", action="store_true", help="do not write; fail if --out differs from sources"
     )
     args = parser.parse_args(argv)
+    args.out = args.out or args.src.with_name(args.src.name + ".json")
     try:
         data = build(args.src)
     except ValueError as exc:
@@ -300,7 +301,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.check:
         current = args.out.read_text(encoding="utf-8") if args.out.exists() else None
         if current != text:
-            print(f"{args.out} is out of date; run: python {Path(__file__).name}", file=sys.stderr)
+            print(
+                f"{args.out} is out of date; run: python {Path(__file__).name} --src {args.src}",
+                file=sys.stderr,
+            )
             return 1
         print(f"{args.out} is up to date: {summary}")
         return 0

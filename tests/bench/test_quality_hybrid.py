@@ -11,7 +11,13 @@ QUALITY = Path(__file__).resolve().parents[2] / "bench" / "quality"
 DATA = QUALITY / "data"
 SETS = [
     DATA / n
-    for n in ("convbench.json", "convbench-hard.json", "convbench-long.json", "talkbench.json")
+    for n in (
+        "convbench.json",
+        "convbench-hard.json",
+        "convbench-long.json",
+        "talkbench.json",
+        "realchat.json",
+    )
 ]
 
 
