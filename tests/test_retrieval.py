@@ -243,6 +243,36 @@ def test_a_memory_by_the_agent_the_query_names_is_lifted(mg: MemoryGraph) -> Non
     assert all("speaker" not in (h.explanation.signals if h.explanation else {}) for h in plain)
 
 
+def test_a_named_agent_is_searched_for_without_its_name(mg: MemoryGraph) -> None:
+    """The name picks the author (re-scoring); the search runs on what is asked about."""
+    mg.remember("We finally painted the kitchen a deep green", id="by-maya", agent="maya")
+    mg.remember("Maya! Maya, so good to see you Maya", id="calls-maya", agent="tomas")
+    for i in range(6):
+        mg.remember(f"Unrelated chatter number {i} about trains and weather", agent="tomas")
+    query = "What did Maya's family paint?"
+    flt = mg.memory_filter("default")
+    assert mg.retriever.search_text(query, flt) == "What did family paint?"
+    hits = mg.recall(query, k=3)
+    assert ids(hits)[0] == "by-maya"
+    assert "calls-maya" not in ids(hits)  # it matched the name only
+    named = mg.recall(query, k=3, unnamed_search=False)
+    assert "calls-maya" in ids(named)
+    cfg = mg.retriever.config
+    for off in ({"unnamed_search": False}, {"speaker_weight": 0.0}):
+        assert mg.retriever.search_text(query, flt, cfg.model_copy(update=off)) == query
+
+
+def test_only_an_agent_of_the_recalled_scope_is_taken_out(mg: MemoryGraph) -> None:
+    """Another tenant's agent id is a plain word here (and its existence does not leak)."""
+    mg.remember("Roll back with the release script", agent="deploy", scope="other")
+    mg.remember("The service restarts on its own", agent="ops", scope="mine")
+    query = "how do we deploy the service"
+    assert mg.retriever.search_text(query, mg.memory_filter("mine")) == query
+    assert mg.retriever.search_text(query, mg.memory_filter("other")) == "how do we the service"
+    # a query that would have nothing left is searched whole
+    assert mg.retriever.search_text("deploy?", mg.memory_filter("other")) == "deploy?"
+
+
 def test_a_hit_shown_was_always_re_scored(mg: MemoryGraph) -> None:
     """A penalty on every likely hit must not hand the top to a candidate never re-scored."""
     for i in range(4):
@@ -276,7 +306,7 @@ def test_the_signals_contributions_sum_to_the_fused_score(mg: MemoryGraph, mode:
     mg.remember("The ferry timetable changed in the harbour", id="child", derived_from=["rare"])
     for i in range(6):  # ids given: the note layer merges near-duplicates written without
         mg.remember(f"Harbour note number {i} about boats and the ferry", id=f"h{i}", agent="tomas")
-    hits = mg.recall("zanzibar ferry maya brilliant", k=9, mode=mode, explain=True)
+    hits = mg.recall("zanzibar ferry timetable maya brilliant", k=9, mode=mode, explain=True)
     assert len(hits) == 9
     seen: set[str] = set()
     for h in hits:

@@ -19,7 +19,7 @@ from amem_graph.core.models import Explanation, Hit, Memory, PathStep, Signal
 from amem_graph.core.seeding import SeedPlan, tie_ranks
 from amem_graph.core.text import analyze
 from amem_graph.embeddings import Embedder
-from amem_graph.recall import confidence, when
+from amem_graph.recall import confidence, names, when
 from amem_graph.stores.base import Expansion, GraphStore, MemoryFilter, Neighbourhood, RankFields
 
 RELEVANCE_SIGNALS = ("vector", "text", "graph")
@@ -189,15 +189,18 @@ class HybridRetriever:
         cfg = config or self.config
         n_vector = vector_depth(cfg, k)
         n_text = max(cfg.candidates, k) if cfg.text_weight > 0 else 0
+        searched = self.search_text(query, flt, cfg)
         vector = None
         if n_vector:
-            vector = query_vector if query_vector is not None else self.embedder.embed_query(query)
+            vector = (
+                query_vector if query_vector is not None else self.embedder.embed_query(searched)
+            )
         plan = seed_plan(cfg, k, reads_ahead(self.store))
         start: Expansion | None = None
         if plan is None:
-            found = self.store.search(vector, query, n_vector, n_text, flt)
+            found = self.store.search(vector, searched, n_vector, n_text, flt)
         else:  # the search and the first hop at once: one round trip on a server store
-            start = self.store.search_expand(vector, query, n_vector, n_text, flt, plan)
+            start = self.store.search_expand(vector, searched, n_vector, n_text, flt, plan)
             found = start.found
         cands: dict[str, _Candidate] = {}
         for name, pairs, n in (("vector", found.vector, n_vector), ("text", found.text, n_text)):
@@ -255,6 +258,18 @@ class HybridRetriever:
             )
             for i, mid in enumerate(shown)
         ]
+
+    def search_text(
+        self, query: str, flt: MemoryFilter, config: RetrievalConfig | None = None
+    ) -> str:
+        """What recall searches for (and embeds): ``query`` without the agents it names that
+        wrote a memory ``flt`` admits, when the re-scoring uses them (``names.py``). A caller
+        passing its own ``query_vector`` to ``search`` should embed this text."""
+        cfg = config or self.config
+        if not cfg.unnamed_search or cfg.speaker_weight <= 0:
+            return query
+        found = names.candidates(query)
+        return names.without(query, self.store.authors(found, flt)) if found else query
 
     # -- expansion ------------------------------------------------------------------------
 

@@ -434,6 +434,12 @@ class GraphStore(Protocol):
         """Memory id -> its ranking fields, for the ids the filter admits (one round trip)."""
         ...
 
+    def authors(self, agent_ids: Iterable[str], flt: MemoryFilter) -> set[str]:
+        """Those of ``agent_ids`` that wrote a memory the filter admits (one round trip): the
+        agents a query may name, so recall searches without the name (``recall/names.py``).
+        Scoped by the filter, so an agent of another tenant is never one."""
+        ...
+
     def statuses(self, ids: Iterable[str]) -> dict[str, str]:
         """Memory id -> status, for the ids that exist (one round trip for many ids)."""
         ...

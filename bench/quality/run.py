@@ -52,7 +52,7 @@ PLAIN = {f"{s}_weight": 0.0 for s in ("confidence", "speaker", "terse", "time")}
 #: the re-scoring off
 NO_RESCORE = {"text_boost": 0.0, "speaker_weight": 0.0, "terse_weight": 0.0, "time_weight": 0.0}
 #: the fusion weights before the BM25-led dev set (convbench-long) was added
-PREV = {"rrf_k": 30, "text_weight": 0.2}
+PREV = {"rrf_k": 30, "text_weight": 0.2, "unnamed_search": False}
 MODES: dict[str, dict[str, Any]] = {
     "bm25": OFF | PLAIN | {"text_weight": 1.0, "text_boost": 0.0},
     "dense": OFF | PLAIN | {"vector_weight": 1.0},
@@ -68,6 +68,7 @@ ABLATIONS: dict[str, dict[str, Any]] = {
     "-terse": {"terse_weight": 0.0},
     "-graph": {"graph_weight": 0.0},
     "-time": {"time_weight": 0.0},
+    "-unnamed": {"unnamed_search": False},
 }
 #: the verdict's margin: the hybrid should beat the better single signal by this much
 MARGIN = 0.05
@@ -103,15 +104,19 @@ def ingest(mg: MemoryGraph, data: Dataset) -> int:
 def rankings(
     mg: MemoryGraph, data: Dataset, k: int, options: Mapping[str, Any]
 ) -> dict[str, list[str]]:
-    """Question id -> recalled memory ids, best first (query vectors embedded in one batch)."""
+    """Question id -> recalled memory ids, best first (query vectors embedded in one batch,
+    from the text recall searches for: ``HybridRetriever.search_text``)."""
     cfg = mg._retrieval_config(None, options)
-    questions = [q.question for q in data.questions]
-    embed = getattr(mg.embedder, "embed_queries", None)
-    vectors = embed(questions) if embed else [mg.embedder.embed_query(q) for q in questions]
     now = utcnow()
+    filters = [mg.memory_filter(safe(q.conversation_id), as_of=now) for q in data.questions]
+    searched = [
+        mg.retriever.search_text(q.question, flt, cfg)
+        for q, flt in zip(data.questions, filters, strict=True)
+    ]
+    embed = getattr(mg.embedder, "embed_queries", None)
+    vectors = embed(searched) if embed else [mg.embedder.embed_query(q) for q in searched]
     out = {}
-    for q, vector in zip(data.questions, vectors, strict=True):
-        flt = mg.memory_filter(safe(q.conversation_id), as_of=now)
+    for q, flt, vector in zip(data.questions, filters, vectors, strict=True):
         hits = mg.retriever.search(q.question, k, flt, now, cfg, query_vector=vector)
         out[q.id] = [h.memory.id for h in hits]
     return out

@@ -705,10 +705,24 @@ def test_every_read_path_applies_the_filter(s: GraphStore, name: str) -> None:
     assert s.filter_ids([*everything, "not-a-memory"], flt) == admitted
     assert set(s.rank_fields([*everything, "not-a-memory"], flt)) == admitted
     assert {m.id for m in s.find_memories(flt)} == admitted
+    authors = {m.agent for m in mems if m.id in admitted and m.agent}
+    assert s.authors(["ag1", "ag2", "AG1", "nobody", "ag1"], flt) == authors
     # with k=1, the admitted memory nearest the query (the least tilted one) wins
     if admitted:
         best = next(m.id for m in mems if m.id in admitted)
         assert [i for i, _ in s.vector_search(axis(0), 1, flt)] == [best]
+
+
+def test_authors_follow_writes_and_retractions(s: GraphStore) -> None:
+    s.apply(WriteBatch(memories=[mem("a", vec=axis(0), scope="A", agent="avery")]))
+    scoped = MemoryFilter(scopes=("A",))
+    assert s.authors(["avery", "blake"], scoped) == {"avery"}
+    assert s.authors([], scoped) == set()
+    s.apply(WriteBatch(memories=[mem("b", vec=axis(1), scope="A", agent="blake")]))
+    assert s.authors(["avery", "blake"], scoped) == {"avery", "blake"}
+    s.apply(WriteBatch(memory_updates=[MemoryUpdate("a", changes={"status": "retracted"})]))
+    assert s.authors(["avery", "blake"], scoped) == {"blake"}
+    assert s.authors(["avery", "blake"], MemoryFilter(scopes=("B",))) == set()
 
 
 def test_rank_fields_are_the_memory_s_own_and_follow_updates(s: GraphStore) -> None:

@@ -233,6 +233,15 @@ class _Mirror:
         book = self.codes[column]
         return [book[v] for v in values if v in book]
 
+    def authors(self, agent_ids: Sequence[str], flt: MemoryFilter) -> set[str]:
+        """Those of ``agent_ids`` with a row the filter admits (``GraphStore.authors``)."""
+        known = {a: code for a in agent_ids if (code := self.codes["agent"].get(a)) is not None}
+        if not known:
+            return set()
+        n = len(self.ids)
+        present = np.isin(np.fromiter(known.values(), np.int32), self.agent[:n][self.mask(flt)])
+        return {a for a, hit in zip(known, present.tolist(), strict=True) if hit}
+
     def mask(self, flt: MemoryFilter) -> np.ndarray:
         """Positions the filter admits, as a mask over the rows (see ``admitted``)."""
         return self.admitted(flt)[0]

@@ -246,6 +246,14 @@ class LocalSearch(LocalConnection):
 
         return self._guard("filtering memories", run)
 
+    def authors(self, agent_ids: Iterable[str], flt: MemoryFilter) -> set[str]:
+        wanted = list(dict.fromkeys(agent_ids))
+
+        def run() -> set[str]:
+            return self._fresh_mirror().authors(wanted, flt) if wanted else set()
+
+        return self._guard("finding authors", run)
+
     def rank_fields(self, ids: Iterable[str], flt: MemoryFilter) -> dict[str, RankFields]:
         id_list = list(dict.fromkeys(ids))
 

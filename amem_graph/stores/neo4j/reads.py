@@ -36,6 +36,12 @@ USING INDEX m:Memory(id)
 WHERE m.id IN $ids AND %FILTER%
 RETURN collect(m.id) AS ids
 """
+#: an existential subquery per agent: it stops at the first admitted memory (memory_agent index)
+_Q_AUTHORS: Final = """
+UNWIND $agents AS aid
+WITH aid WHERE EXISTS { MATCH (m:Memory) WHERE m.agent = aid AND %FILTER% }
+RETURN collect(aid) AS ids
+"""
 _Q_FIND_MEMORIES: Final = """
 MATCH (m:Memory)
 WHERE %FILTER%
@@ -199,6 +205,19 @@ class Neo4jReads(Neo4jConnection):
             return {str(i) for i in tx.run(query, params).single(strict=True)["ids"]}
 
         return self._guard("filtering memories", lambda: self._read(read))
+
+    def authors(self, agent_ids: Iterable[str], flt: MemoryFilter) -> set[str]:
+        wanted = list(dict.fromkeys(agent_ids))
+        if not wanted:
+            return set()
+        where, params = _filter_clause(flt)
+        params["agents"] = wanted
+        query = _cypher(_Q_AUTHORS).replace("%FILTER%", where)
+
+        def read(tx: _Reader) -> set[str]:
+            return {str(a) for a in tx.run(query, params).single(strict=True)["ids"]}
+
+        return self._guard("finding authors", lambda: self._read(read))
 
     def rank_fields(self, ids: Iterable[str], flt: MemoryFilter) -> dict[str, RankFields]:
         id_list = list(dict.fromkeys(ids))
