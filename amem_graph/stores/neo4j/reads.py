@@ -194,30 +194,31 @@ class Neo4jReads(Neo4jConnection):
         return self._guard("reading edges", lambda: self._read(read))
 
     def filter_ids(self, ids: Iterable[str], flt: MemoryFilter) -> set[str]:
-        id_list = list(dict.fromkeys(ids))
-        if not id_list:
+        return self._ids_under(_Q_FILTER_IDS, "ids", ids, flt, "filtering memories")
+
+    def authors(self, agent_ids: Iterable[str], flt: MemoryFilter) -> set[str]:
+        return self._ids_under(_Q_AUTHORS, "agents", agent_ids, flt, "finding authors")
+
+    def _ids_under(
+        self,
+        statement: LiteralString,
+        key: str,
+        values: Iterable[str],
+        flt: MemoryFilter,
+        what: str,
+    ) -> set[str]:
+        """The ids a statement returns for ``values`` (as ``$key``) under the filter."""
+        wanted = list(dict.fromkeys(values))
+        if not wanted:
             return set()
         where, params = _filter_clause(flt)
-        params["ids"] = id_list
-        query = _cypher(_Q_FILTER_IDS).replace("%FILTER%", where)
+        params[key] = wanted
+        query = _cypher(statement).replace("%FILTER%", where)
 
         def read(tx: _Reader) -> set[str]:
             return {str(i) for i in tx.run(query, params).single(strict=True)["ids"]}
 
-        return self._guard("filtering memories", lambda: self._read(read))
-
-    def authors(self, agent_ids: Iterable[str], flt: MemoryFilter) -> set[str]:
-        wanted = list(dict.fromkeys(agent_ids))
-        if not wanted:
-            return set()
-        where, params = _filter_clause(flt)
-        params["agents"] = wanted
-        query = _cypher(_Q_AUTHORS).replace("%FILTER%", where)
-
-        def read(tx: _Reader) -> set[str]:
-            return {str(a) for a in tx.run(query, params).single(strict=True)["ids"]}
-
-        return self._guard("finding authors", lambda: self._read(read))
+        return self._guard(what, lambda: self._read(read))
 
     def rank_fields(self, ids: Iterable[str], flt: MemoryFilter) -> dict[str, RankFields]:
         id_list = list(dict.fromkeys(ids))
