@@ -1,4 +1,5 @@
-"""The hybrid recall beats its own single signals on every committed dev set (real MiniLM)."""
+"""The hybrid recall beats its own single signals on every committed dev set (real MiniLM) by
+the issue's bar: recall@10 by ``run.MARGIN`` (0.05), MRR@10 at all."""
 
 from __future__ import annotations
 
@@ -33,5 +34,5 @@ def test_hybrid_beats_the_better_single_signal(path: Path) -> None:
     overall = {mode: s["overall"] for mode, s in scores.items()}
     best_recall = max(overall["bm25"].recall[10], overall["dense"].recall[10])
     best_mrr = max(overall["bm25"].mrr, overall["dense"].mrr)
-    assert overall["hybrid"].recall[10] >= best_recall, run.summary(data.name, scores)
+    assert overall["hybrid"].recall[10] >= best_recall + run.MARGIN, run.summary(data.name, scores)
     assert overall["hybrid"].mrr >= best_mrr, run.summary(data.name, scores)
