@@ -252,11 +252,13 @@ def test_a_named_agent_is_searched_for_without_its_name(mg: MemoryGraph) -> None
     query = "What did Maya's family paint?"
     flt = mg.memory_filter("default")
     assert mg.retriever.search_text(query, flt) == "What did family paint?"
-    hits = mg.recall(query, k=3)
+    hits = mg.recall(query, k=3, explain=True)
     assert ids(hits)[0] == "by-maya"
+    assert all(h.explanation and h.explanation.searched == "What did family paint?" for h in hits)
     assert "calls-maya" not in ids(hits)  # it matched the name only
-    named = mg.recall(query, k=3, unnamed_search=False)
+    named = mg.recall(query, k=3, unnamed_search=False, explain=True)
     assert "calls-maya" in ids(named)
+    assert all(h.explanation and h.explanation.searched is None for h in named)
     cfg = mg.retriever.config
     for off in ({"unnamed_search": False}, {"speaker_weight": 0.0}):
         assert mg.retriever.search_text(query, flt, cfg.model_copy(update=off)) == query

@@ -163,6 +163,10 @@ def explain_table(hits: Sequence[Hit]) -> Group:
         table.add_column(name, justify="right")
     table.add_column("fused", justify="right")
     paths = Text()
+    searched = next((h.explanation.searched for h in hits if h.explanation), None)
+    if searched is not None:  # the same for every hit of a recall
+        paths.append("searched without the agents it names: ", style="bold")
+        paths.append(searched + "\n")
     for hit in hits:
         exp = hit.explanation
         signals = {} if exp is None else exp.signals

@@ -297,6 +297,9 @@ class Explanation(BaseModel):
     fused: float = 0.0
     path: list[PathStep] = Field(default_factory=list)
     confidence: ConfidenceShift | None = None
+    #: what the vector and BM25 searches ran on, when it is not the query: recall left out the
+    #: agents the query names (``RetrievalConfig.unnamed_search``)
+    searched: str | None = None
 
 
 class Hit(BaseModel):

@@ -59,7 +59,7 @@ class _Candidate:
     #: count
     rescored: dict[str, tuple[float, float]] = field(default_factory=dict)
 
-    def explanation(self, fused: float, fusion: _Fusion) -> Explanation:
+    def explanation(self, fused: float, fusion: _Fusion, searched: str, query: str) -> Explanation:
         signals = {
             name: Signal(value=v, rank=r, contribution=fusion.part(name, v, r))
             for name, (v, r) in self.signals.items()
@@ -68,7 +68,12 @@ class _Candidate:
             {name: Signal(value=v, contribution=c) for name, (v, c) in self.rescored.items()}
         )
         path = [PathStep(source=src, edge=edge, target=dst) for src, edge, dst in self.path]
-        return Explanation(signals=signals, fused=fused, path=path)
+        return Explanation(
+            signals=signals,
+            fused=fused,
+            path=path,
+            searched=searched if searched != query else None,
+        )
 
 
 @dataclass(frozen=True, slots=True)
@@ -250,7 +255,11 @@ class HybridRetriever:
                 rank=i + 1,
                 explanation=(
                     moved.explain(
-                        mid, cands[mid].explanation(fused[mid], fusion), fields[mid], before, cfg
+                        mid,
+                        cands[mid].explanation(fused[mid], fusion, searched, query),
+                        fields[mid],
+                        before,
+                        cfg,
                     )
                     if explain
                     else None

@@ -67,3 +67,13 @@ def test_a_wide_terminal_keeps_the_table_layout() -> None:
     columns = ["name", "type"]
     lines = _draw(render.rows_table(columns, [["memory_id", "RANGE"]], "Indexes", width=120), 120)
     assert any("name" in line and "type" in line for line in lines)  # one header row
+
+
+def test_explain_says_what_was_searched_when_names_were_left_out() -> None:
+    hit = _hit(1, "by-maya", [])
+    assert hit.explanation is not None
+    plain = "\n".join(_draw(render.explain_table([hit]), 100))
+    assert "searched without" not in plain
+    hit.explanation.searched = "what did paint"
+    text = "\n".join(_draw(render.explain_table([hit]), 100))
+    assert "searched without the agents it names: what did paint" in text
