@@ -27,14 +27,13 @@ class RetrievalConfig(BaseModel):
     Chosen by the worst of the dev sets in ``bench/quality`` (convbench, convbench-hard,
     convbench-long, talkbench; realchat, real chats, came later and agreed), not their
     average. Dense retrieval leads on three of them and BM25 on convbench-long, so BM25's
-    weight rises per query when its best
-    hit stands out (``text_boost``) on top of a base weight half the vectors'. Then the likely
-    hits are re-scored on what the graph knows of each: a memory by an agent the query names
-    gains (``speaker_weight``), a few-word memory ("Ha, brilliant.") loses (``terse_weight``),
-    one written in a month the query names gains (``time_weight``); the name itself is left out
-    of the searched text (``unnamed_search``). Importance and recency
-    priors only reorder memories that differ in them; confidence scales the relevance of
-    memories with outcomes and leaves the others exactly as they are.
+    weight rises per query when its best hit stands out (``text_boost``) on top of a base
+    weight half the vectors'. Then the likely hits are re-scored on what the graph knows of
+    each: a memory by an agent the query names gains (``speaker_weight``), a few-word memory
+    ("Ha, brilliant.") loses (``terse_weight``), one written in a month the query names gains
+    (``time_weight``); the name itself is left out of the searched text (``unnamed_search``).
+    Importance and recency priors only reorder memories that differ in them; confidence
+    scales the relevance of memories with outcomes and leaves the others exactly as they are.
 
     Tuned on convbench-long, checked on the others (``bench/quality/sweep.py``; R@10 / MRR@10
     of convbench, -hard, -long, talkbench): the earlier rrf_k 30, text_weight 0.2,
