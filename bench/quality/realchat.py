@@ -6,8 +6,9 @@ round (names, dates, slang, typos and rare words that a small sentence model blu
 takes its text from the BYU PCC lab's Chit-Chat Challenge (PyPI ``chitchat-dataset`` 0.9.0,
 MIT licence: real students chatting in a messaging app in 2018): the pairs of people who
 talked to each other on several days, each chat one session, each message one turn, the
-message's sender as the speaker. The questions and their evidence tags were written by hand
-afterwards, reading the chats, as LoCoMo's and REALTALK's annotators did.
+message's sender as the speaker. The questions and their evidence tags were written afterwards
+by the project's annotators (its developers' language-model agents, one per chat, under one
+written guideline), reading the whole chat, as LoCoMo's and REALTALK's annotators did.
 
 This script writes the sources *without* questions (``--out DIR``, one ``rN.txt`` per pair in
 ``talkbench.py``'s format); the committed files in ``data/realchat/`` are those plus the tags

@@ -44,7 +44,7 @@ from amem_graph.core.models import utcnow
 from amem_graph.embeddings import Embedder, resolve_embedder
 
 TALKBENCH = DEFAULT_PATH.with_name("talkbench.json")
-#: real chats (the Chit-Chat dataset), questions written by hand (``realchat.py``)
+#: real chats (the Chit-Chat dataset), questions written for them (``realchat.py``)
 REALCHAT = DEFAULT_PATH.with_name("realchat.json")
 OFF = {f"{s}_weight": 0.0 for s in ("vector", "text", "graph", "recency", "importance")}
 #: no priors, no re-scoring: a single path as plain as it gets

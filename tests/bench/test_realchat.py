@@ -1,4 +1,4 @@
-"""Checks for realchat, the dev set of real chats annotated by hand (bench/quality/).
+"""Checks for realchat, the dev set of real chats with questions written for them (bench/quality/).
 
 Its text must be exactly the Chit-Chat dataset's messages as ``realchat.py`` lays them out
 (annotation adds tags and questions, never edits a message), the committed JSON exactly what
