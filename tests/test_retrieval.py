@@ -264,6 +264,18 @@ def test_a_named_agent_is_searched_for_without_its_name(mg: MemoryGraph) -> None
         assert mg.retriever.search_text(query, flt, cfg.model_copy(update=off)) == query
 
 
+def test_an_agent_id_of_two_words_is_named_by_both(mg: MemoryGraph) -> None:
+    mg.remember("The wall needs more ravens before the winter", id="by-jon", agent="jon_snow")
+    mg.remember("Jon Snow! Jon, come back to the wall", id="calls-jon", agent="sam")
+    query = "What does Jon Snow say the wall needs?"
+    assert mg.retriever.search_text(query, mg.memory_filter("default")) == (
+        "What does say the wall needs?"
+    )
+    hits = mg.recall(query, k=2, explain=True)
+    assert ids(hits)[0] == "by-jon"
+    assert hits[0].explanation is not None and "speaker" in hits[0].explanation.signals
+
+
 def test_only_an_agent_of_the_recalled_scope_is_taken_out(mg: MemoryGraph) -> None:
     """Another tenant's agent id is a plain word here (and its existence does not leak)."""
     mg.remember("Roll back with the release script", agent="deploy", scope="other")

@@ -15,6 +15,7 @@ other tenant's agent id is never dropped.
 
 from __future__ import annotations
 
+import itertools
 import re
 
 from amem_graph.core.text import analyze
@@ -24,30 +25,63 @@ from amem_graph.core.text import analyze
 _TOKEN = re.compile(r"[\w.:@/\-]+")
 _POSSESSIVE = re.compile(r"(?:'s|’s|'|’)$")
 _TRAILING = ".:/-"
+#: how an id of two words is written as one ("Jon Snow" -> jon_snow, jon-snow)
+_JOINERS = ("_", "-")
+
+
+def _casings(word: str) -> tuple[str, ...]:
+    return (word, word.lower(), word.capitalize(), word.upper())
+
+
+def _core(word: str) -> str:
+    """A whitespace-separated word of a query as an id would read: no possessive, no
+    sentence punctuation around it."""
+    return _POSSESSIVE.sub("", word.strip(',;!?()"')).rstrip(_TRAILING)
 
 
 def candidates(query: str) -> list[str]:
-    """The query's words that could be agent ids, as written and in common casings."""
+    """The query's words that could be agent ids, as written and in common casings, and
+    each pair of neighbouring words joined as one id would join them."""
     out: dict[str, None] = {}
     for raw in _TOKEN.findall(query):
         word = raw.rstrip(_TRAILING)
-        if not word:
-            continue
-        for form in (word, word.lower(), word.capitalize(), word.upper()):
-            out[form] = None
+        if word:
+            out.update(dict.fromkeys(_casings(word)))
+    words = [w for w in map(_core, query.split()) if w]
+    for a, b in itertools.pairwise(words):
+        for joiner in _JOINERS:
+            out.update(dict.fromkeys(_casings(a + joiner + b)))
+            out[a.capitalize() + joiner + b.capitalize()] = None
     return list(out)
 
 
 def without(query: str, names: set[str]) -> str:
-    """``query`` less every word that is one of ``names`` (case-insensitive, with its
-    possessive), or ``query`` itself when nothing searchable would be left."""
+    """``query`` less every word, or pair of neighbouring words, that is one of ``names``
+    (case-insensitive, with its possessive), or ``query`` itself when nothing searchable would
+    be left."""
     if not names:
         return query
     lowered = {n.lower() for n in names}
-    kept = []
-    for word in query.split():
-        core = _POSSESSIVE.sub("", word).strip(',;!?()"').rstrip(_TRAILING)
-        if core.lower() not in lowered:
-            kept.append(word)
+    words = query.split()
+    cores = [_core(w).lower() for w in words]
+    kept, i = [], 0
+    while i < len(words):
+        pair = cores[i + 1] if i + 1 < len(words) else None
+        if pair is not None and any(cores[i] + j + pair in lowered for j in _JOINERS):
+            i += 2
+            continue
+        if cores[i] not in lowered:
+            kept.append(words[i])
+        i += 1
     rest = " ".join(kept)
     return rest if analyze(rest) else query
+
+
+def named(agent: str, terms: frozenset[str]) -> bool:
+    """Whether a query whose analysed terms are ``terms`` names ``agent``: all of the id's
+    terms are among them, an id's underscores read as spaces (jon_snow is named by "Jon
+    Snow" as jon-snow is)."""
+    return any(
+        (parts := analyze(form)) and terms.issuperset(parts)
+        for form in (agent, agent.replace("_", " "))
+    )

@@ -441,8 +441,7 @@ class HybridRetriever:
             memory, cand = memories.get(mid), cands[mid]
             if memory is None:  # deleted meanwhile
                 continue
-            agent = analyze(memory.agent) if memory.agent else []
-            if cfg.speaker_weight > 0 and agent and terms.issuperset(agent):
+            if cfg.speaker_weight > 0 and memory.agent and names.named(memory.agent, terms):
                 cand.rescored["speaker"] = (1.0, cfg.speaker_weight * top)
                 fused[mid] += cfg.speaker_weight * top
             n_words = len(_WORD.findall(memory.content))

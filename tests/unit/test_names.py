@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from amem_graph.recall.names import candidates, without
+from amem_graph.core.text import analyze
+from amem_graph.recall.names import candidates, named, without
 
 
 def test_candidates_are_the_words_as_written_and_in_common_casings() -> None:
@@ -21,3 +22,20 @@ def test_without_drops_the_names_with_possessive_and_punctuation_only() -> None:
     assert without("Avery", {"Avery"}) == "Avery"  # nothing left to search: kept whole
     assert without("Avery and Blake?", {"Avery", "Blake"}) == "Avery and Blake?"
     assert without("what did Avery say", set()) == "what did Avery say"
+
+
+def test_two_words_can_name_one_agent_as_ids_join_them() -> None:
+    found = candidates("What did Jon Snow's wolf eat?")
+    for joined in ("Jon_Snow", "jon_snow", "jon-snow", "Jon-Snow", "JON_SNOW"):
+        assert joined in found
+    assert without("What did Jon Snow's wolf eat?", {"jon_snow"}) == "What did wolf eat?"
+    assert without("Did Jon see snow?", {"jon_snow"}) == "Did Jon see snow?"  # not neighbours
+
+
+def test_an_agent_is_named_when_all_of_its_terms_are_in_the_query() -> None:
+    terms = frozenset(analyze("what did Jon Snow and agent-7 say to Maya"))
+    assert named("maya", terms) and named("Maya", terms)
+    assert named("jon_snow", terms) and named("jon-snow", terms) and named("agent-7", terms)
+    assert not named("jon_targaryen", terms) and not named("tomas", terms)
+    assert named("jon_snow", frozenset(analyze("ask jon_snow")))  # written as the id itself
+    assert not named("", terms) and not named("the", terms)  # no terms: names nobody
