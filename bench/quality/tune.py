@@ -46,9 +46,13 @@ class Scorer:
 
     def __init__(self, mg: MemoryGraph, questions: Sequence[Question]) -> None:
         self.mg = mg
-        vectors = mg.embedder.embed_documents([q.question for q in questions])
-        self.vectors = {q.id: v for q, v in zip(questions, vectors, strict=True)}
         self.now = utcnow()
+        searched = [  # what recall embeds (``HybridRetriever.search_text``), with the defaults
+            mg.retriever.search_text(q.question, mg.memory_filter(safe(q.conversation_id)))
+            for q in questions
+        ]
+        vectors = mg.embedder.embed_documents(searched)
+        self.vectors = {q.id: v for q, v in zip(questions, vectors, strict=True)}
 
     def __call__(
         self, options: Mapping[str, Any], questions: Sequence[Question], pooled: bool = False
