@@ -20,9 +20,8 @@ import re
 
 from amem_graph.core.text import analyze
 
-#: an agent id as it may stand in a query (ids are letters, digits and _ . : @ / -), with
-#: an optional possessive; trailing id punctuation is sentence punctuation
-_TOKEN = re.compile(r"[\w.:@/\-]+")
+#: a possessive after an agent id; trailing id punctuation (ids are letters, digits and
+#: _ . : @ / -) is sentence punctuation
 _POSSESSIVE = re.compile(r"(?:'s|’s|'|’)$")
 _TRAILING = ".:/-"
 #: how an id of two words is written as one ("Jon Snow" -> jon_snow, jon-snow)
@@ -43,11 +42,9 @@ def candidates(query: str) -> list[str]:
     """The query's words that could be agent ids, as written and in common casings, and
     each pair of neighbouring words joined as one id would join them."""
     out: dict[str, None] = {}
-    for raw in _TOKEN.findall(query):
-        word = raw.rstrip(_TRAILING)
-        if word:
-            out.update(dict.fromkeys(_casings(word)))
-    words = [w for w in map(_core, query.split()) if w]
+    words = [w for w in map(_core, query.split()) if w]  # as ``without`` reads them
+    for word in words:
+        out.update(dict.fromkeys(_casings(word)))
     for a, b in itertools.pairwise(words):
         for joiner in _JOINERS:
             out.update(dict.fromkeys(_casings(a + joiner + b)))

@@ -59,7 +59,7 @@ class _Candidate:
     #: count
     rescored: dict[str, tuple[float, float]] = field(default_factory=dict)
 
-    def explanation(self, fused: float, fusion: _Fusion, searched: str, query: str) -> Explanation:
+    def explanation(self, fused: float, fusion: _Fusion, searched: str | None) -> Explanation:
         signals = {
             name: Signal(value=v, rank=r, contribution=fusion.part(name, v, r))
             for name, (v, r) in self.signals.items()
@@ -72,7 +72,7 @@ class _Candidate:
             signals=signals,
             fused=fused,
             path=path,
-            searched=searched if searched != query else None,
+            searched=searched,
         )
 
 
@@ -248,6 +248,7 @@ class HybridRetriever:
         if missing:
             memories.update(self.store.get_memories(missing, embeddings=False))
         shown = [mid for mid in order if mid in memories]
+        cut = searched if searched != query else None  # the same for every hit explained
         return [
             Hit(
                 memory=memories[mid],
@@ -256,7 +257,7 @@ class HybridRetriever:
                 explanation=(
                     moved.explain(
                         mid,
-                        cands[mid].explanation(fused[mid], fusion, searched, query),
+                        cands[mid].explanation(fused[mid], fusion, cut),
                         fields[mid],
                         before,
                         cfg,
