@@ -438,14 +438,18 @@ class HybridRetriever:
         """
         terms = named_agents(query)
         months = when.named_months(query) if cfg.time_weight > 0 else frozenset()
+        named: dict[str, bool] = {}  # per agent: the head is mostly a few agents' memories
         for mid in head:
             memory, cand = memories.get(mid), cands[mid]
             if memory is None:  # deleted meanwhile
                 continue
-            if cfg.speaker_weight > 0 and memory.agent and names.named(memory.agent, terms):
+            agent = memory.agent
+            if agent and agent not in named:
+                named[agent] = cfg.speaker_weight > 0 and names.named(agent, terms)
+            if agent and named[agent]:
                 cand.rescored["speaker"] = (1.0, cfg.speaker_weight * top)
                 fused[mid] += cfg.speaker_weight * top
-            n_words = len(_WORD.findall(memory.content))
+            n_words = len(_WORD.findall(memory.content)) if cfg.terse_weight > 0 else 0
             if cfg.terse_weight > 0 and n_words < cfg.terse_words:
                 cand.rescored["terse"] = (float(n_words), -cfg.terse_weight * top)
                 fused[mid] -= cfg.terse_weight * top

@@ -15,7 +15,7 @@ def _plain_top(ids: list[str], scores: np.ndarray, k: int) -> list[tuple[str, fl
 
 
 @pytest.mark.parametrize("k", [1, 3, 10, 50, 400])
-@pytest.mark.parametrize("share", [0.0, 0.02, 0.5, 1.0])
+@pytest.mark.parametrize("share", [0.0, 0.02, 0.3, 0.5, 0.8, 1.0])
 def test_top_of_matches_a_plain_sort(k: int, share: float) -> None:
     """Ties at the cut (few distinct values), zeros, and fewer positive scores than k."""
     rng = np.random.default_rng(k * 100 + int(share * 10))

@@ -363,13 +363,21 @@ class _Mirror:
 
     def top_of(self, scores: np.ndarray, k: int) -> list[tuple[str, float]]:
         """The k best positive ``scores`` (one per position), by score then id: the cut is
-        found on the whole array, so only the positions at or above it are gathered."""
+        found before anything is gathered beyond the positions at or above it.
+
+        The cut is selected among the positive scores when they are under half the array:
+        numpy's selection is ~30x slower on an array that is mostly one repeated value, as
+        BM25's is (0 for every document no query term matched: 8 ms against 0.25 ms at 100k
+        positions, 1% matched)."""
         n = len(scores)
-        if n > k:
-            cut = float(np.partition(scores, n - k)[n - k])
-            at = np.flatnonzero(scores >= cut) if cut > 0 else np.flatnonzero(scores > 0)
-        else:
+        if n <= k:
             at = np.flatnonzero(scores > 0)
+        elif (at := np.flatnonzero(scores > 0)).size > n // 2:
+            cut = float(np.partition(scores, n - k)[n - k])
+            at = np.flatnonzero(scores >= cut) if cut > 0 else at
+        elif at.size > k:
+            matched = scores[at]
+            at = at[matched >= np.partition(matched, at.size - k)[at.size - k]]
         return self.top_at(at, scores[at], k)
 
     def add_edge(self, etype: str, src: str, dst: str) -> None:
