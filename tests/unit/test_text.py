@@ -57,3 +57,30 @@ def test_words_ending_in_a_digit_stem_as_the_porter_stemmer_stems_them() -> None
     porter = snowballstemmer.stemmer("porter")
     for word in ["0", "2026", "v2", "ies5", "running1", "a_b9", "x86_64", "ies", "running"]:
         assert stem(word) == porter.stemWord(word), word
+
+
+@pytest.mark.parametrize("reindexed", [False, True])
+@pytest.mark.parametrize("share", [0.01, 0.1, 0.6])
+def test_bm25_of_a_few_positions_is_the_whole_scoring_of_them(
+    reindexed: bool, share: float
+) -> None:
+    """``scores_at`` searches ordered postings for a few positions and masks the rest; either
+    way its values are ``scores``'s for those positions, bit for bit."""
+    rng = np.random.default_rng(int(share * 100) + reindexed)
+    words = [f"w{i}" for i in range(30)]
+    index = BM25Index()
+    n = 2000
+    common = [" ".join(rng.choice(words[:8], 6)) for _ in range(n)]  # long postings
+    index.set_many(range(n // 2), common[: n // 2])
+    for doc in range(n // 2, n):  # added one by one, at ascending positions: still ordered
+        index.set(doc, " ".join(rng.choice(words, 9)) if doc % 7 == 0 else common[doc])
+    if reindexed:  # a document indexed again goes to the end of its terms' postings
+        for doc in rng.choice(n, 50, replace=False):
+            index.set(int(doc), " ".join(rng.choice(words, 5)))
+    index.remove(3)
+    assert all(p.ordered for p in index.postings.values()) is not reindexed
+    mask = rng.random(n) < share
+    positions = np.flatnonzero(mask)
+    for query in ["w0 w1", "w2 w9 w20 w20", "w29", "nothing here"]:
+        whole = index.scores(query, n, mask)[positions]
+        assert index.scores_at(query, positions, mask).tobytes() == whole.tobytes(), query
