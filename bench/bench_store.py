@@ -92,18 +92,16 @@ def numpy_topk(vectors: np.ndarray, qvecs: np.ndarray, k: int) -> Side:
     return one
 
 
-def embedded_searches(
-    mg: MemoryGraph, vectors: np.ndarray, qvecs: np.ndarray, qtexts: list[str], k_text: int
-) -> Side:
+def embedded_searches(mg: MemoryGraph, w: Workload, k_vector: int, k_text: int) -> Side:
     """The two searches an embedded recall is made of, bare: numpy's exact top-k at recall's
     vector depth, then the store's own BM25 search at its text depth in recall's scope (the
     embedded twin of ``neo4j_floor``; recall's vector search is the same product)."""
-    vector = numpy_topk(vectors, qvecs, vector_depth(mg.config.retrieval, 10))
+    vector = numpy_topk(w.vectors, w.qvecs, k_vector)
     flt = mg.memory_filter("default")
 
     def one(i: int) -> None:
         vector(i)
-        mg.store.text_search(qtexts[i], k_text, flt)
+        mg.store.text_search(w.qtexts[i], k_text, flt)
 
     return one
 
@@ -251,7 +249,7 @@ def bench_local(w: Workload, k: int, breakdown: bool, versus: str = "") -> None:
         sides = [recaller(mg, w.qtexts, k, **o) for o in variants.values()]
         floors = [numpy_topk(w.vectors, w.qvecs, n) for n in (k, depth)]
         k_text = max(mg.config.retrieval.candidates, k)
-        both = embedded_searches(mg, w.vectors, w.qvecs, w.qtexts, k_text)
+        both = embedded_searches(mg, w, depth, k_text)
         *parts, rec, base, deep, searches = alternate(
             [*sides, recaller(mg, w.qtexts, k), *floors, both], len(w.qtexts)
         )
