@@ -9,7 +9,7 @@ rebuilds it from SQLite and patches it on its own writes.
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 
 import numpy as np
 
@@ -158,44 +158,44 @@ class BM25Index:
         for term in terms:
             self.postings[term].remove(doc)
 
-    def scores(self, query: str, size: int, only: np.ndarray | None = None) -> np.ndarray:
-        """BM25 of every document position below ``size`` (0 where no term matches); with a
-        mask ``only``, of its positions alone (the same values, 0 elsewhere)."""
+    def scores(self, query: str, size: int) -> np.ndarray:
+        """BM25 of every document position below ``size`` (0 where no term matches)."""
         out = np.zeros(size, dtype=np.float32)
-        count = self.documents  # Lucene's docCount: documents with at least one term
-        if count == 0:
-            return out
-        avg = self.total_length / count
-        lengths = self.lengths[:size]
-        for term in dict.fromkeys(analyze(query)):
-            post = self.postings.get(term)
-            if post is None or post.n == 0:
-                continue
+        for post, avg in self._matched(query):
             docs, tfs = post.docs[: post.n], post.tfs[: post.n]
-            if only is not None:
-                keep = only[docs]
-                docs, tfs = docs[keep], tfs[keep]
-            idf = np.log1p((count - post.n + 0.5) / (post.n + 0.5))
-            norm = K1 * (1 - B + B * lengths[docs] / avg)
-            out[docs] += idf * tfs * (K1 + 1) / (tfs + norm)
+            out[docs] += self._weights(post, docs, tfs, avg)
         return out
 
     def scores_at(self, query: str, positions: np.ndarray, only: np.ndarray) -> np.ndarray:
-        """``scores(query, size, only)[positions]`` for the sorted positions ``only`` admits,
-        at a cost that follows them rather than the postings: a selective scope of a large
-        store (a tenant's 1k memories among 100k) reads a few entries of each long posting
-        list instead of masking all of it. The values are ``scores``'s, bit for bit."""
+        """``scores(query, size)[positions]`` for the sorted positions ``only`` admits, at a
+        cost that follows them rather than the postings: a selective scope of a large store
+        (a tenant's 1k memories among 100k) reads a few entries of each long posting list
+        instead of masking all of it. The values are ``scores``'s, bit for bit."""
         out = np.zeros(len(positions), dtype=np.float32)
-        count = self.documents
-        if count == 0 or not len(positions):
+        if not len(positions):
             return out
+        for post, avg in self._matched(query):
+            at, docs, tfs = post.within(positions, only)
+            out[at] += self._weights(post, docs, tfs, avg)
+        return out
+
+    def _matched(self, query: str) -> Iterator[tuple[_Postings, float]]:
+        """The postings of each distinct query term that some document holds, with the
+        average document length (none when nothing is indexed)."""
+        count = self.documents  # Lucene's docCount: documents with at least one term
+        if count == 0:
+            return
         avg = self.total_length / count
         for term in dict.fromkeys(analyze(query)):
             post = self.postings.get(term)
-            if post is None or post.n == 0:
-                continue
-            at, docs, tfs = post.within(positions, only)
-            idf = np.log1p((count - post.n + 0.5) / (post.n + 0.5))
-            norm = K1 * (1 - B + B * self.lengths[docs] / avg)
-            out[at] += idf * tfs * (K1 + 1) / (tfs + norm)
-        return out
+            if post is not None and post.n:
+                yield post, avg
+
+    def _weights(
+        self, post: _Postings, docs: np.ndarray, tfs: np.ndarray, avg: float
+    ) -> np.ndarray:
+        """One term's BM25 in each of ``docs`` (holding it ``tfs`` times)."""
+        count = self.documents
+        idf = np.log1p((count - post.n + 0.5) / (post.n + 0.5))
+        norm = K1 * (1 - B + B * self.lengths[docs] / avg)
+        return idf * tfs * (K1 + 1) / (tfs + norm)  # type: ignore[no-any-return]
