@@ -1,4 +1,5 @@
-"""The period a query names, and the re-scoring of likely hits written in it (``time_weight``)."""
+"""The period a query names, and the re-scoring of likely hits written in it (``time_weight``);
+a query that asks when, and the re-scoring of likely hits that tell a time (``dated_weight``)."""
 
 from __future__ import annotations
 
@@ -7,7 +8,7 @@ from datetime import UTC, datetime
 import pytest
 
 from amem_graph import MemoryGraph
-from amem_graph.recall.when import in_period, named_months
+from amem_graph.recall.when import asks_when, dated, in_period, named_months
 
 
 @pytest.mark.parametrize(
@@ -62,6 +63,72 @@ def test_a_likely_hit_written_in_the_named_month_is_lifted(mg: MemoryGraph) -> N
         hits[0].score, abs=1e-12
     )
     assert "time" not in (hits[1].explanation.signals if hits[1].explanation else {})
+
+
+@pytest.mark.parametrize(
+    ("query", "expected"),
+    [
+        ("When did Caroline go to the support group?", True),
+        ("About Ziggy: when did Samir bring his dog home?", True),
+        ("What did Kwame do to his ankle, and when was he playing again?", True),
+        ("Since when has the whippet lived with them?", True),
+        ("What year did Devon get her first phone?", True),
+        ("On which day did Rafael visit Eikando?", True),
+        ("How long ago did Avery buy the Jeep?", True),
+        ("How long after adopting Otis did Priya take him to the vet?", True),
+        ("Which happened first for Marcus: the move or the trip?", True),
+        ("What did Emery learn when his teacher was away?", False),  # "when" the conjunction
+        ("Which option did Hana consider when shopping for a piano?", False),
+        ("What time did Maya finish the marathon in?", False),  # a clock time, not a date
+        ("How long did Ife wait for her result?", False),
+        ("What breed is Maya's dog?", False),
+    ],
+)
+def test_asks_when(query: str, expected: bool) -> None:
+    assert asks_when(query) is expected
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("I went to a support group yesterday, it was powerful", True),
+        ("We're flying out next weekend!", True),
+        ("Got the puppy two weeks ago", True),
+        ("On Friday we finally signed the lease", True),
+        ("We moved here in March", True),
+        ("Back in 2019 I ran my first marathon", True),
+        ("last May we went to Lisbon", True),
+        ("I may go to Lisbon", False),  # "may" the verb
+        ("That was the last time I saw him", False),
+        ("Ha, brilliant. Give Biscuit a scratch from me", False),
+    ],
+)
+def test_dated(text: str, expected: bool) -> None:
+    assert dated(text) is expected
+
+
+def test_a_likely_hit_that_tells_when_is_lifted_for_a_query_that_asks_when(
+    mg: MemoryGraph,
+) -> None:
+    """Two memories tell of the support group; asked when, the one that says when is lifted,
+    and asked what, nothing moves."""
+    mg.remember("The support group was so powerful and moving, honestly", id="what")
+    mg.remember("I went to the support group yesterday", id="when")
+    for i in range(5):
+        mg.remember(f"Unrelated chatter number {i} about trains and weather")
+    asked = "When did Caroline go to the powerful support group?"
+    plain = mg.recall(asked, k=2, dated_weight=0)
+    assert ids(plain) == ["what", "when"]  # "powerful" is the rarer word: it leads
+    hits = mg.recall(asked, k=2, explain=True)  # dated_weight 0.5 by default
+    assert ids(hits) == ["when", "what"]
+    assert hits[0].explanation is not None
+    assert hits[0].explanation.signals["dated"].contribution > 0
+    assert sum(s.contribution for s in hits[0].explanation.signals.values()) == pytest.approx(
+        hits[0].score, abs=1e-12
+    )
+    assert "dated" not in (hits[1].explanation.signals if hits[1].explanation else {})
+    what = "What did Caroline think of the powerful support group?"
+    assert ids(mg.recall(what, k=2)) == ids(mg.recall(what, k=2, dated_weight=0))
 
 
 def ids(hits: list) -> list[str]:  # type: ignore[type-arg]

@@ -233,7 +233,12 @@ class HybridRetriever:
         before, fusion = self._fuse(cands, cfg, peak)  # relevance alone, for explanations
         moved = confidence.rescale({mid: c.signals for mid, c in cands.items()}, fields, cfg)
         fused, fusion = self._fuse(cands, cfg, peak) if moved.factors else (dict(before), fusion)
-        if fused and (cfg.speaker_weight > 0 or cfg.terse_weight > 0 or cfg.time_weight > 0):
+        if fused and (
+            cfg.speaker_weight > 0
+            or cfg.terse_weight > 0
+            or cfg.time_weight > 0
+            or cfg.dated_weight > 0
+        ):
             # the likely hits by this ranking, not the ones the store happened to read whole
             # (its pick rests on its own float noise): reading any the expansion did not
             head = sorted(cands, key=lambda mid: (-fused[mid], mid))[: PREFETCH * k]
@@ -447,6 +452,7 @@ class HybridRetriever:
         """
         terms = named_agents(query)
         months = when.named_months(query) if cfg.time_weight > 0 else frozenset()
+        asks_when = cfg.dated_weight > 0 and when.asks_when(query)
         named: dict[str, bool] = {}  # per agent: the head is mostly a few agents' memories
         for mid in head:
             memory, cand = memories.get(mid), cands[mid]
@@ -465,3 +471,6 @@ class HybridRetriever:
             if months and when.in_period(memory.created_at, months):
                 cand.rescored["time"] = (1.0, cfg.time_weight * top)
                 fused[mid] += cfg.time_weight * top
+            if asks_when and when.dated(memory.content):
+                cand.rescored["dated"] = (1.0, cfg.dated_weight * top)
+                fused[mid] += cfg.dated_weight * top

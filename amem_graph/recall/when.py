@@ -1,9 +1,15 @@
-"""The period a query names ("in May", "in 2023", "spring 2023", "Christmas 2024"), as months.
+"""The period a query names ("in May", "in 2023", "spring 2023", "Christmas 2024"), as months;
+whether a query asks when, and whether a memory tells when.
 
 Recall re-scores its likely hits on their time (``time_weight``): a memory written in a month
 the query names, or in the month after (people tell of an event at the next chat), gains. Only
 absolute periods are read: a relative one ("last year") depends on when the question was asked,
 which a stored conversation does not say.
+
+A question that asks when ("When did Caroline go to the support group?") is answered by the
+memory that placed the event in time ("I went yesterday"), while its neighbours in the ranking
+talk about the same thing without a date; so for such a query a likely hit that tells a time
+gains (``dated_weight``).
 """
 
 from __future__ import annotations
@@ -33,6 +39,25 @@ _PERIOD = re.compile(
 #: "may" is also a verb: as a month only after a word that takes a month, or before a year
 _MAY_MONTH = re.compile(
     rf"\b(?:in|since|early|late|mid|of|during|last|this|next)\s+may\b|\bmay\s+{_YEAR}\b",
+    re.IGNORECASE,
+)
+
+_DAY_PART = r"(?:morning|afternoon|evening|night|week|weekend|month|year|summer|spring|fall|autumn|winter)"
+_WEEKDAY = r"(?:mon|tues|wednes|thurs|fri|satur|sun)day"
+#: a memory that tells when: a relative day ("yesterday", "last weekend", "two weeks ago",
+#: "on Friday"), a month (other than the verb "may") or a year
+_DATED = re.compile(
+    rf"\b(?:yesterday|today|tonight|tomorrow|ago|recently|{_WEEKDAY}s?|"
+    rf"(?:last|next|this|past|coming)\s+(?:{_DAY_PART}|{_WEEKDAY}|{'|'.join(MONTHS)})|"
+    rf"{'|'.join(m for m in MONTHS if m != 'may')}|{_YEAR})\b",
+    re.IGNORECASE,
+)
+#: a query that asks when: "When did ...", "..., and when was he ...", "What year ...", "How
+#: long ago ..."; not "when" as a conjunction ("What did she buy when she moved?")
+_ASKS_WHEN = re.compile(
+    r"\bwhen\s+(?:did|do|does|was|were|is|are|will|would|has|have|had|can|could|should)\b"
+    r"|\b(?:what|which)\s+(?:date|day|year|month)\b|\bhow\s+long\s+(?:ago|after|before)\b"
+    r"|\b(?:happened|came)\s+first\b",
     re.IGNORECASE,
 )
 
@@ -76,3 +101,13 @@ def in_period(when: datetime, months: frozenset[Month]) -> bool:
 
 def _previous(year: int, month: int) -> tuple[int, int]:
     return (year - 1, 12) if month == 1 else (year, month - 1)
+
+
+def asks_when(query: str) -> bool:
+    """Whether ``query`` asks when something happened."""
+    return _ASKS_WHEN.search(query) is not None
+
+
+def dated(text: str) -> bool:
+    """Whether ``text`` tells when something happened (a relative day, a month, a year)."""
+    return _DATED.search(text) is not None
