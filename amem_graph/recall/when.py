@@ -42,7 +42,9 @@ _MAY_MONTH = re.compile(
     re.IGNORECASE,
 )
 
-_DAY_PART = r"(?:morning|afternoon|evening|night|week|weekend|month|year|summer|spring|fall|autumn|winter)"
+_DAY_PART = (
+    r"(?:morning|afternoon|evening|night|week|weekend|month|year|summer|spring|fall|autumn|winter)"
+)
 _WEEKDAY = r"(?:mon|tues|wednes|thurs|fri|satur|sun)day"
 #: a memory that tells when: a relative day ("yesterday", "last weekend", "two weeks ago",
 #: "on Friday"), a month (other than the verb "may") or a year
