@@ -42,7 +42,7 @@ _MAY_MONTH = re.compile(
     re.IGNORECASE,
 )
 
-_DAY_PART = (
+_SPAN = (
     r"(?:morning|afternoon|evening|night|week|weekend|month|year|summer|spring|fall|autumn|winter)"
 )
 _WEEKDAY = r"(?:mon|tues|wednes|thurs|fri|satur|sun)day"
@@ -50,7 +50,7 @@ _WEEKDAY = r"(?:mon|tues|wednes|thurs|fri|satur|sun)day"
 #: "on Friday"), a month (other than the verb "may") or a year
 _DATED = re.compile(
     rf"\b(?:yesterday|today|tonight|tomorrow|ago|recently|{_WEEKDAY}s?|"
-    rf"(?:last|next|this|past|coming)\s+(?:{_DAY_PART}|{_WEEKDAY}|{'|'.join(MONTHS)})|"
+    rf"(?:last|next|this|past|coming)\s+(?:{_SPAN}|{_WEEKDAY}|{'|'.join(MONTHS)})|"
     rf"{'|'.join(m for m in MONTHS if m != 'may')}|{_YEAR})\b",
     re.IGNORECASE,
 )
