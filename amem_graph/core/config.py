@@ -31,7 +31,8 @@ class RetrievalConfig(BaseModel):
     weight half the vectors'. Then the likely hits are re-scored on what the graph knows of
     each: a memory by an agent the query names gains (``speaker_weight``), a few-word memory
     ("Ha, brilliant.") loses (``terse_weight``), one written in a month the query names gains
-    (``time_weight``), one that tells a time gains when the query asks when (``dated_weight``);
+    (``time_weight``), one that tells a time gains when the query asks when (``dated_weight``),
+    one that names something new gains when the query asks where or who (``name_weight``);
     the name itself is left out of the searched text (``unnamed_search``).
     Importance and recency priors only reorder memories that differ in them; confidence
     scales the relevance of memories with outcomes and leaves the others exactly as they are.
@@ -90,6 +91,11 @@ class RetrievalConfig(BaseModel):
     #: this share (``recall/when.py``): temporal MRR@10 +0.08 to +0.13 on all five dev sets,
     #: realchat 0.746 to 0.829, and no other kind of question moves (bench/quality/README.md)
     dated_weight: float = Field(default=0.5, ge=0)
+    #: for a query answered by a name ("Where did ...", "Who ...", "Which city ..."), a likely
+    #: hit that names something the query does not ("we moved to Provo") gains this share
+    #: (``recall/answers.py``): MRR@10 +0.006 to +0.012 on all five dev sets, single- and
+    #: multi-hop questions; R@10 the same or better on each
+    name_weight: float = Field(default=0.5, ge=0)
 
 
 #: offline tags: tag -> words whose (stemmed) presence gives the tag

@@ -19,7 +19,7 @@ from amem_graph.core.models import Explanation, Hit, Memory, PathStep, Signal
 from amem_graph.core.seeding import SeedPlan, tie_ranks
 from amem_graph.core.text import analyze
 from amem_graph.embeddings import Embedder
-from amem_graph.recall import confidence, names, when
+from amem_graph.recall import answers, confidence, names, when
 from amem_graph.stores.base import Expansion, GraphStore, MemoryFilter, Neighbourhood, RankFields
 
 RELEVANCE_SIGNALS = ("vector", "text", "graph")
@@ -238,6 +238,7 @@ class HybridRetriever:
             or cfg.terse_weight > 0
             or cfg.time_weight > 0
             or cfg.dated_weight > 0
+            or cfg.name_weight > 0
         ):
             # the likely hits by this ranking, not the ones the store happened to read whole
             # (its pick rests on its own float noise): reading any the expansion did not
@@ -453,6 +454,7 @@ class HybridRetriever:
         terms = named_agents(query)
         months = when.named_months(query) if cfg.time_weight > 0 else frozenset()
         asks_when = cfg.dated_weight > 0 and when.asks_when(query)
+        given = answers.asked_name(query) if cfg.name_weight > 0 else None
         named: dict[str, bool] = {}  # per agent: the head is mostly a few agents' memories
         for mid in head:
             memory, cand = memories.get(mid), cands[mid]
@@ -474,3 +476,6 @@ class HybridRetriever:
             if asks_when and when.dated(memory.content):
                 cand.rescored["dated"] = (1.0, cfg.dated_weight * top)
                 fused[mid] += cfg.dated_weight * top
+            if given is not None and answers.names_other(memory.content, given):
+                cand.rescored["name"] = (1.0, cfg.name_weight * top)
+                fused[mid] += cfg.name_weight * top

@@ -48,7 +48,7 @@ TALKBENCH = DEFAULT_PATH.with_name("talkbench.json")
 REALCHAT = DEFAULT_PATH.with_name("realchat.json")
 OFF = {f"{s}_weight": 0.0 for s in ("vector", "text", "graph", "recency", "importance")}
 #: no priors, no re-scoring: a single path as plain as it gets
-PLAIN = {f"{s}_weight": 0.0 for s in ("confidence", "speaker", "terse", "time", "dated")}
+PLAIN = {f"{s}_weight": 0.0 for s in ("confidence", "speaker", "terse", "time", "dated", "name")}
 #: the re-scoring off
 NO_RESCORE = {
     "text_boost": 0.0,
@@ -56,6 +56,7 @@ NO_RESCORE = {
     "terse_weight": 0.0,
     "time_weight": 0.0,
     "dated_weight": 0.0,
+    "name_weight": 0.0,
 }
 #: the fusion weights before the BM25-led dev set (convbench-long) was added
 PREV = {"rrf_k": 30, "text_weight": 0.2, "unnamed_search": False}
@@ -63,7 +64,8 @@ MODES: dict[str, dict[str, Any]] = {
     "bm25": OFF | PLAIN | {"text_weight": 1.0, "text_boost": 0.0},
     "dense": OFF | PLAIN | {"vector_weight": 1.0},
     "hybrid-old": PREV | NO_RESCORE,
-    "hybrid-prev": PREV | {"speaker_weight": 0.4, "time_weight": 0.0, "dated_weight": 0.0},
+    "hybrid-prev": PREV
+    | {"speaker_weight": 0.4, "time_weight": 0.0, "dated_weight": 0.0, "name_weight": 0.0},
     "hybrid": {},
 }
 #: ``--ablate``: the hybrid with one of its signals off, to show what each earns; ``-graph``
@@ -75,6 +77,7 @@ ABLATIONS: dict[str, dict[str, Any]] = {
     "-graph": {"graph_weight": 0.0},
     "-time": {"time_weight": 0.0},
     "-dated": {"dated_weight": 0.0},
+    "-name": {"name_weight": 0.0},
     "-unnamed": {"unnamed_search": False},
 }
 #: the verdict's margin: the hybrid should beat the better single signal by this much
