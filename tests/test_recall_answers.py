@@ -4,7 +4,7 @@
 from __future__ import annotations
 
 import pytest
-from test_recall_when import assert_lifted_by_only_the_first, ids
+from test_recall_when import assert_lifts
 
 from amem_graph import MemoryGraph
 from amem_graph.recall.answers import asked_name, names_other
@@ -46,17 +46,16 @@ def test_names_other(text: str, expected: bool) -> None:
 def test_a_likely_hit_that_names_a_place_is_lifted_for_a_question_that_asks_where(
     mg: MemoryGraph,
 ) -> None:
-    """Two memories tell of the move; asked where, the one that names the place is lifted,
-    and asked what, nothing moves."""
-    mg.remember("the exhausting move, honestly, we did not want to go", id="what")
-    mg.remember("the exhausting move to Provo is done", id="where")
-    for i in range(5):
-        mg.remember(f"Unrelated chatter number {i} about trains and weather")
-    asked = "Where did Avery go on the exhausting move?"
-    plain = mg.recall(asked, k=2, name_weight=0)
-    assert ids(plain) == ["what", "where"]  # it holds one more of the query's words
-    hits = mg.recall(asked, k=2, explain=True)  # name_weight 0.5 by default
-    assert ids(hits) == ["where", "what"]
-    assert_lifted_by_only_the_first(hits, "name")
-    what = "What did Avery think of the exhausting move?"
-    assert ids(mg.recall(what, k=2)) == ids(mg.recall(what, k=2, name_weight=0))
+    """Two memories tell of the move; asked where, the one that names the place is lifted (the
+    other holds one more of the query's words and leads without it), and asked what, nothing
+    moves."""
+    assert_lifts(
+        mg,
+        "name",
+        (
+            "the exhausting move, honestly, we did not want to go",
+            "the exhausting move to Provo is done",
+        ),
+        asked="Where did Avery go on the exhausting move?",
+        unasked="What did Avery think of the exhausting move?",
+    )

@@ -105,20 +105,36 @@ def test_dated(text: str, expected: bool) -> None:
 def test_a_likely_hit_that_tells_when_is_lifted_for_a_query_that_asks_when(
     mg: MemoryGraph,
 ) -> None:
-    """Two memories tell of the support group; asked when, the one that says when is lifted,
-    and asked what, nothing moves."""
-    mg.remember("The support group was so powerful and moving, honestly", id="what")
-    mg.remember("I went to the support group yesterday", id="when")
+    """Two memories tell of the support group; asked when, the one that says when is lifted
+    ("powerful" is the rarer word: the other leads without it), and asked what, nothing moves."""
+    assert_lifts(
+        mg,
+        "dated",
+        (
+            "The support group was so powerful and moving, honestly",
+            "I went to the support group yesterday",
+        ),
+        asked="When did Caroline go to the powerful support group?",
+        unasked="What did Caroline think of the powerful support group?",
+    )
+
+
+def assert_lifts(
+    mg: MemoryGraph, signal: str, texts: tuple[str, str], *, asked: str, unasked: str
+) -> None:
+    """``texts`` stored beside some chatter: recalled for ``asked`` without the re-scoring
+    ``signal`` (its ``<signal>_weight`` 0) the first leads; with the defaults the second is
+    lifted by it; the ranking for ``unasked`` is the same either way."""
+    mg.remember(texts[0], id="led")
+    mg.remember(texts[1], id="lifted")
     for i in range(5):
         mg.remember(f"Unrelated chatter number {i} about trains and weather")
-    asked = "When did Caroline go to the powerful support group?"
-    plain = mg.recall(asked, k=2, dated_weight=0)
-    assert ids(plain) == ["what", "when"]  # "powerful" is the rarer word: it leads
-    hits = mg.recall(asked, k=2, explain=True)  # dated_weight 0.5 by default
-    assert ids(hits) == ["when", "what"]
-    assert_lifted_by_only_the_first(hits, "dated")
-    what = "What did Caroline think of the powerful support group?"
-    assert ids(mg.recall(what, k=2)) == ids(mg.recall(what, k=2, dated_weight=0))
+    off = {f"{signal}_weight": 0}
+    assert ids(mg.recall(asked, k=2, **off)) == ["led", "lifted"]
+    hits = mg.recall(asked, k=2, explain=True)
+    assert ids(hits) == ["lifted", "led"]
+    assert_lifted_by_only_the_first(hits, signal)
+    assert ids(mg.recall(unasked, k=2)) == ids(mg.recall(unasked, k=2, **off))
 
 
 def assert_lifted_by_only_the_first(hits: list, signal: str) -> None:  # type: ignore[type-arg]
