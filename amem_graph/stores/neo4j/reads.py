@@ -36,16 +36,16 @@ USING INDEX m:Memory(id)
 WHERE m.id IN $ids AND %FILTER%
 RETURN collect(m.id) AS ids
 """
-#: an existential subquery per agent: it stops at the first admitted memory. The agent index
-#: is named: most candidates are words of the query that no memory has as its agent (a seek
-#: finds nothing), but a planner that knows a handful of agents and ten scopes seeks the
-#: scope's memories instead and filters every one by agent, for every candidate (46 of them
-#: for a five-word query: 46k rows and 250 ms a recall on a 10k store of 10 scopes; 460k and
-#: 3 s on 100k)
+#: an existential subquery per agent: it stops at the first admitted memory. A seek of the
+#: agent index is named (a bare index hint may be met by scanning the whole index): most
+#: candidates are words of the query that no memory has as its agent, so a seek finds nothing,
+#: but a planner that knows a handful of agents and ten scopes seeks the scope's memories
+#: instead and filters every one by agent, for every candidate (46 of them for a five-word
+#: query: 46k rows and 250 ms a recall on a 10k store of 10 scopes; 460k and 3 s on 100k)
 _Q_AUTHORS: Final = """
 UNWIND $agents AS aid
 WITH aid WHERE EXISTS {
-  MATCH (m:Memory) USING INDEX m:Memory(agent) WHERE m.agent = aid AND %FILTER%
+  MATCH (m:Memory) USING INDEX SEEK m:Memory(agent) WHERE m.agent = aid AND %FILTER%
 }
 RETURN collect(aid) AS ids
 """
