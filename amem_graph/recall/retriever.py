@@ -23,6 +23,9 @@ from amem_graph.recall import answers, confidence, names, when
 from amem_graph.stores.base import Expansion, GraphStore, MemoryFilter, Neighbourhood, RankFields
 
 RELEVANCE_SIGNALS = ("vector", "text", "graph")
+#: what re-scores the likely hits after fusion (``HybridRetriever._rescore``), each by its
+#: ``<signal>_weight``
+RESCORE_SIGNALS = ("speaker", "terse", "time", "dated", "name")
 #: confidence is not a fused prior: it scales relevance before fusion (``confidence.py``)
 PRIOR_SIGNALS = ("recency", "importance")
 #: the likely hits: the top PREFETCH x k of the fusion, re-scored on their agent and length
@@ -233,13 +236,7 @@ class HybridRetriever:
         before, fusion = self._fuse(cands, cfg, peak)  # relevance alone, for explanations
         moved = confidence.rescale({mid: c.signals for mid, c in cands.items()}, fields, cfg)
         fused, fusion = self._fuse(cands, cfg, peak) if moved.factors else (dict(before), fusion)
-        if fused and (
-            cfg.speaker_weight > 0
-            or cfg.terse_weight > 0
-            or cfg.time_weight > 0
-            or cfg.dated_weight > 0
-            or cfg.name_weight > 0
-        ):
+        if fused and any(getattr(cfg, f"{s}_weight") > 0 for s in RESCORE_SIGNALS):
             # the likely hits by this ranking, not the ones the store happened to read whole
             # (its pick rests on its own float noise): reading any the expansion did not
             head = sorted(cands, key=lambda mid: (-fused[mid], mid))[: PREFETCH * k]
@@ -445,8 +442,10 @@ class HybridRetriever:
         """Re-score the likely hits (``head``, read whole) on what the graph knows of
         them, in place: their agent named in the query (questions about a person are mostly
         answered by what that person said), few words (a reaction or a greeting seldom
-        carries a fact, yet BM25's length normalisation and short vectors favour it), and
-        their time in a period the query names ("in May 2023", ``when.py``).
+        carries a fact, yet BM25's length normalisation and short vectors favour it),
+        their time in a period the query names ("in May 2023", ``when.py``), a time told in
+        them when the query asks when (``when.py``), and a name told in them when it asks where
+        or who (``answers.py``).
 
         Amounts are shares of ``top``, the best fused score, so they mean the same in either
         mode.
@@ -463,19 +462,18 @@ class HybridRetriever:
             agent = memory.agent
             if agent and agent not in named:
                 named[agent] = cfg.speaker_weight > 0 and names.named(agent, terms)
+            gains: dict[str, tuple[float, float]] = {}  # signal -> (its value, what it adds)
             if agent and named[agent]:
-                cand.rescored["speaker"] = (1.0, cfg.speaker_weight * top)
-                fused[mid] += cfg.speaker_weight * top
+                gains["speaker"] = (1.0, cfg.speaker_weight * top)
             n_words = len(_WORD.findall(memory.content)) if cfg.terse_weight > 0 else 0
             if cfg.terse_weight > 0 and n_words < cfg.terse_words:
-                cand.rescored["terse"] = (float(n_words), -cfg.terse_weight * top)
-                fused[mid] -= cfg.terse_weight * top
+                gains["terse"] = (float(n_words), -cfg.terse_weight * top)
             if months and when.in_period(memory.created_at, months):
-                cand.rescored["time"] = (1.0, cfg.time_weight * top)
-                fused[mid] += cfg.time_weight * top
+                gains["time"] = (1.0, cfg.time_weight * top)
             if asks_when and when.dated(memory.content):
-                cand.rescored["dated"] = (1.0, cfg.dated_weight * top)
-                fused[mid] += cfg.dated_weight * top
+                gains["dated"] = (1.0, cfg.dated_weight * top)
             if given is not None and answers.names_other(memory.content, given):
-                cand.rescored["name"] = (1.0, cfg.name_weight * top)
-                fused[mid] += cfg.name_weight * top
+                gains["name"] = (1.0, cfg.name_weight * top)
+            for signal, (value, amount) in gains.items():
+                cand.rescored[signal] = (value, amount)
+                fused[mid] += amount

@@ -42,22 +42,16 @@ from amem_graph import MemoryGraph, MemoryGraphConfig
 from amem_graph.core.config import NotesConfig
 from amem_graph.core.models import utcnow
 from amem_graph.embeddings import Embedder, resolve_embedder
+from amem_graph.recall.retriever import RESCORE_SIGNALS
 
 TALKBENCH = DEFAULT_PATH.with_name("talkbench.json")
 #: real chats (the Chit-Chat dataset), questions written for them (``realchat.py``)
 REALCHAT = DEFAULT_PATH.with_name("realchat.json")
 OFF = {f"{s}_weight": 0.0 for s in ("vector", "text", "graph", "recency", "importance")}
 #: no priors, no re-scoring: a single path as plain as it gets
-PLAIN = {f"{s}_weight": 0.0 for s in ("confidence", "speaker", "terse", "time", "dated", "name")}
+PLAIN = {f"{s}_weight": 0.0 for s in ("confidence", *RESCORE_SIGNALS)}
 #: the re-scoring off
-NO_RESCORE = {
-    "text_boost": 0.0,
-    "speaker_weight": 0.0,
-    "terse_weight": 0.0,
-    "time_weight": 0.0,
-    "dated_weight": 0.0,
-    "name_weight": 0.0,
-}
+NO_RESCORE = {"text_boost": 0.0} | {f"{s}_weight": 0.0 for s in RESCORE_SIGNALS}
 #: the fusion weights before the BM25-led dev set (convbench-long) was added
 PREV = {"rrf_k": 30, "text_weight": 0.2, "unnamed_search": False}
 MODES: dict[str, dict[str, Any]] = {
