@@ -39,7 +39,7 @@ def _worker(mg: MemoryGraph, name: str, rounds: int) -> dict[str, Any]:
                     key = f"{mid}:{'s' if outcome.success else 'f'}"
                     credited[key] = credited.get(key, 0.0) + 1.0
         except ConflictError as exc:  # documented: a busy store; retried by callers
-            errors[f"ConflictError:{str(exc)[:40]}"] += 1
+            errors[f"ConflictError:{exc}"] += 1
         except Exception as exc:  # anything else is a bug
             errors[f"{type(exc).__name__}:{exc}"] += 1
     return {"errors": dict(errors), "written": written, "credited": credited}
@@ -89,7 +89,8 @@ def test_threads_share_one_store(mg: MemoryGraph) -> None:
     mg.remember("seed note about topic 1 and topic 2", id="seed", agent="seeder", task="task-0")
     results = _run_threads(mg, 8)
     _check(mg.store, results)
-    assert sum(len(r["written"]) for r in results) == 8 * ROUNDS
+    conflicts = {e: n for r in results for e, n in r["errors"].items()}
+    assert sum(len(r["written"]) for r in results) == 8 * ROUNDS, conflicts
 
 
 @pytest.mark.slow

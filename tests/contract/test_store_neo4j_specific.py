@@ -20,10 +20,12 @@ import numpy as np
 import pytest
 from conftest import neo4j_uri, open_neo4j_store, routing_uri
 from neo4j import GraphDatabase, ManagedTransaction, Session
+from neo4j import exceptions as neo_errors
 from neo4j.exceptions import Neo4jError, ServiceUnavailable, SessionExpired
 
 from amem_graph import HashingEmbedder, MemoryGraph
 from amem_graph.core.errors import (
+    ConflictError,
     EmbedderMismatchError,
     StoreError,
     StoreUnavailableError,
@@ -262,6 +264,77 @@ def test_a_read_whose_connection_drops_is_retried_once_on_a_new_session() -> Non
     with pytest.raises(StoreUnavailableError, match="gone for good"):
         neo._guard("reading", lambda: neo._read(dead))
     assert len(sessions) == 2  # once more, not forever
+    neo.close()
+
+
+def wrapped_transient(code: str) -> neo_errors.ResultFailedError:
+    """A transient server error the way a failed result raises it: wrapped, its own
+    ``is_retryable()`` false (the form that lost a deadlocked write in CI)."""
+    cause = Neo4jError._hydrate_neo4j(code=code, message="lost a race with another writer")
+    try:
+        raise neo_errors.ResultFailedError(None, "The result has failed.") from cause
+    except neo_errors.ResultFailedError as exc:
+        assert not exc.is_retryable()
+        return exc
+
+
+@pytest.mark.neo4j
+def test_a_write_that_fails_with_a_wrapped_deadlock_is_retried_and_rolled_back(
+    neo: Neo4jStore,
+) -> None:
+    """The driver retries a transaction function only on an error it deems retryable; the store
+    raises a failed result's server error bare, so a deadlock is retried, the first attempt's
+    work rolled back."""
+    attempts: list[ManagedTransaction] = []
+
+    def write(tx: ManagedTransaction) -> str:
+        attempts.append(tx)
+        tx.run("CREATE (:Agent {id: $id, scope: 'default'})", id=f"try-{len(attempts)}").consume()
+        if len(attempts) == 1:
+            raise wrapped_transient("Neo.TransientError.Transaction.DeadlockDetected")
+        return "written"
+
+    assert neo._write(write) == "written"
+    assert len(attempts) == 2
+    assert sorted(neo.get_nodes("Agent", ["try-1", "try-2"])) == ["try-2"]
+
+
+@pytest.mark.neo4j
+def test_a_write_that_fails_with_a_wrapped_constraint_error_is_not_retried(
+    neo: Neo4jStore,
+) -> None:
+    attempts: list[int] = []
+
+    def write(tx: ManagedTransaction) -> None:
+        attempts.append(1)
+        cause = Neo4jError._hydrate_neo4j(
+            code="Neo.ClientError.Schema.ConstraintValidationFailed", message="already exists"
+        )
+        raise neo_errors.ResultFailedError(None, "The result has failed.") from cause
+
+    with pytest.raises(ConflictError, match="already exists"):
+        neo._guard("writing a batch", lambda: neo._write(write))
+    assert len(attempts) == 1
+
+
+@pytest.mark.neo4j
+def test_an_auto_committed_read_that_read_outdated_data_runs_again_in_a_transaction() -> None:
+    """Seen with eight threads on a direct driver: "The transaction read outdated data and
+    cannot be recovered due to concurrent data modification", a transient error of an
+    auto-committed read (which the driver never retries), reached the caller."""
+    neo = open_neo4j_store(bolt_uri())
+    assert not neo.routing
+    seen: list[object] = []
+
+    def flaky(runner: Any) -> int:
+        seen.append(runner)
+        if len(seen) < 3:
+            raise wrapped_transient("Neo.TransientError.Transaction.Outdated")
+        return int(runner.run("RETURN 1 AS one").single(strict=True)["one"])
+
+    assert neo._read(flaky) == 1
+    assert isinstance(seen[0], Session)
+    assert len(seen) == 3 and all(isinstance(tx, ManagedTransaction) for tx in seen[1:])
     neo.close()
 
 

@@ -9,7 +9,11 @@ import pytest
 from neo4j import exceptions as neo_errors
 
 from amem_graph.core.errors import ConflictError, StoreError, StoreUnavailableError
-from amem_graph.stores.neo4j.driver_errors import mapped_error, server_cause
+from amem_graph.stores.neo4j.driver_errors import (
+    mapped_error,
+    retryable,
+    server_cause,
+)
 
 CONSTRAINT = "Neo.ClientError.Schema.ConstraintValidationFailed"
 DEADLOCK = "Neo.TransientError.Transaction.DeadlockDetected"
@@ -98,3 +102,20 @@ def test_each_driver_error_has_its_library_error(
 def test_an_error_that_is_not_the_drivers_is_left_alone() -> None:
     """A bug (KeyError, ...) propagates as itself rather than as a vague store error."""
     assert mapped_error("doing it", KeyError("x")) is None
+
+
+@pytest.mark.parametrize(
+    ("exc", "expected"),
+    [
+        (server(DEADLOCK, "cycle"), True),
+        (wrapped(server(DEADLOCK, "cycle")), True),
+        (wrapped(server("Neo.TransientError.Transaction.Outdated", "read outdated data")), True),
+        (neo_errors.ServiceUnavailable("gone"), True),
+        (server(CONSTRAINT, "dup"), False),
+        (wrapped(server(CONSTRAINT, "dup")), False),
+        (neo_errors.ResultFailedError(None, "no cause"), False),
+        (ValueError("not the driver's"), False),
+    ],
+)
+def test_retryable_looks_through_a_failed_result(exc: BaseException, expected: bool) -> None:
+    assert retryable(exc) is expected

@@ -4,8 +4,10 @@
 from __future__ import annotations
 
 import contextlib
+import random
 import re
 import threading
+import time
 from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any, Final, TypeVar, cast
@@ -34,7 +36,12 @@ from amem_graph.stores.neo4j.driver_errors import (
     LOCKOUT_HINT,
     START_HINT,
     mapped_error,
+    retryable,
 )
+
+#: how long a transaction function is run again after a failure worth retrying that the
+#: driver's own retry did not take (the driver's ``max_transaction_retry_time`` is 30 s too)
+RETRY_SECONDS: Final = 30.0
 
 #: first Neo4j release with generally available vector indexes
 MIN_SERVER_VERSION: Final = (5, 13)
@@ -197,19 +204,22 @@ class Neo4jConnection:
         this store's own writes. On a direct ``bolt://`` driver (one server, no readers to
         pick) each query is auto-committed instead: a managed transaction costs two more round
         trips (BEGIN, COMMIT) per read, about 2 ms of a ~15 ms recall, and Neo4j reads are
-        read-committed either way; a dropped pooled connection is retried once.
+        read-committed either way. A dropped pooled connection is retried once, at once (a
+        server that is gone fails fast); a transient server error ("read outdated data" while
+        writers commit, seen with eight threads) runs the read again in a managed READ
+        transaction, retried as writes are (``_managed``).
         """
-        if self.routing:
-            with self._session(read=True) as session:
-                result: _T = session.execute_read(fn)
-                return result
-        try:
-            with self._session(read=True) as session:
-                return fn(session)
-        except (neo_errors.SessionExpired, neo_errors.ServiceUnavailable):
-            pass  # a pooled connection had dropped: once more, on a fresh one
-        with self._session(read=True) as session:
-            return fn(session)
+        if not self.routing:
+            try:
+                with self._session(read=True) as session:
+                    return fn(session)
+            except (neo_errors.SessionExpired, neo_errors.ServiceUnavailable):
+                with self._session(read=True) as session:  # once more, on a fresh connection
+                    return fn(session)
+            except (neo_errors.Neo4jError, neo_errors.ResultFailedError) as exc:
+                if not retryable(exc):
+                    raise
+        return self._managed(lambda session: session.execute_read(fn), read=True)
 
     def run_read_query(
         self, cypher: str, params: Mapping[str, Any], *, timeout: float, what: str = "query"
@@ -225,16 +235,33 @@ class Neo4jConnection:
         query runner uses it."""
 
         def run() -> _T:
-            with self._session(read=True) as session:
-                result: _T = session.execute_read(fn)
-                return result
+            return self._managed(lambda session: session.execute_read(fn), read=True)
 
         return self._guard(what, run)
 
     def _write(self, fn: Callable[[ManagedTransaction], _T]) -> _T:
-        with self._session() as session:
-            result: _T = session.execute_write(fn)
-            return result
+        return self._managed(lambda session: session.execute_write(fn), read=False)
+
+    def _managed(self, run: Callable[[Session], _T], *, read: bool) -> _T:
+        """``run`` (an ``execute_read``/``execute_write`` call) on a fresh session, again with
+        backoff while it fails with a failed result that wraps a transient error. The driver
+        retries a transaction function only on an error that is itself retryable; when a
+        deadlock fails a statement, the rollback that follows can replace the deadlock with a
+        ``ResultFailedError`` (a driver error, never retryable) that wraps it, and one of eight
+        writers in CI lost its write to a deadlock the driver would otherwise have retried."""
+        deadline: float | None = None
+        delay = 0.1
+        while True:
+            try:
+                with self._session(read=read) as session:
+                    return run(session)
+            except neo_errors.ResultFailedError as exc:
+                now = time.monotonic()
+                deadline = deadline or now + RETRY_SECONDS
+                if not retryable(exc) or now >= deadline:
+                    raise
+            time.sleep(delay * random.uniform(0.8, 1.2))  # jitter: racing writers spread out
+            delay = min(delay * 2, 2.0)
 
     def _guard(self, what: str, fn: Callable[[], _T]) -> _T:
         """Run ``fn``, turning every driver error into an ``AmemGraphError``."""

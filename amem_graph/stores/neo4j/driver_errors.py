@@ -49,6 +49,15 @@ def server_cause(exc: BaseException) -> neo_errors.Neo4jError | None:
     return None
 
 
+def retryable(exc: BaseException) -> bool:
+    """Whether running the work again may succeed: a transient server error (a deadlock, data
+    changed under a read) or a dropped connection, bare or wrapped by a failed result."""
+    if isinstance(exc, neo_errors.ResultFailedError):
+        cause = server_cause(exc)
+        return cause is not None and cause.is_retryable()
+    return isinstance(exc, (neo_errors.Neo4jError, neo_errors.DriverError)) and exc.is_retryable()
+
+
 def mapped_error(what: str, exc: Exception) -> AmemGraphError | None:
     """``exc`` as the library's error (``what`` opens its message); ``None``: not the driver's."""
     if isinstance(exc, neo_errors.ResultFailedError):
