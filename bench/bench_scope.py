@@ -124,10 +124,10 @@ def _neo4j_run(store: Neo4jStore, w: Tenants, rows: list[dict[str, object]]) -> 
     return mg
 
 
-def settle(store: Neo4jStore) -> float:
+def settle(store: Neo4jStore) -> float | None:
     """Seconds spent waiting for the indexes to be online, then checkpointing the database
     where the server has ``db.checkpoint`` (5.x; Community 2026.x has none: there only the
-    scheduled checkpoint merges, so its figures are unsettled, and the line says so)."""
+    scheduled checkpoint merges, so its figures are unsettled: None, and the line says so)."""
     started = time.perf_counter()
     with store._driver.session(database=store.database) as session:
         session.run("CALL db.awaitIndexes(600)").consume()
@@ -136,7 +136,7 @@ def settle(store: Neo4jStore) -> float:
         except ClientError as exc:
             if exc.code != "Neo.ClientError.Procedure.ProcedureNotFound":
                 raise
-            return -1.0
+            return None
     return time.perf_counter() - started
 
 
@@ -144,7 +144,7 @@ def bench_neo4j(w: Tenants, k: int, queries: int, uri: str) -> None:
     store = Neo4jStore.connect(uri)
     try:
         runs: dict[str, list[list[float]]] = {"small": [], "big": []}
-        settled: list[float] = []
+        settled: list[float | None] = []
         for phase in ("small", "big", "small"):
             mg = _neo4j_run(store, w, w.small_rows if phase == "small" else w.rows)
             settled.append(settle(store))
@@ -153,8 +153,8 @@ def bench_neo4j(w: Tenants, k: int, queries: int, uri: str) -> None:
         first, second = runs["small"]
         base = first + second
         gap = f" | the two one-tenant runs: p95 {pct(first, 95):.2f} / {pct(second, 95):.2f} ms" + (
-            f" | settled in {' / '.join(f'{s:.1f}' for s in settled)} s"
-            if min(settled) >= 0
+            f" | settled in {' / '.join(f'{s:.1f}' for s in settled if s is not None)} s"
+            if None not in settled
             else " | not settled (no db.checkpoint on this server)"
         )
         line("neo4j", w, runs["big"][0], base, gap)

@@ -267,10 +267,12 @@ def test_a_read_whose_connection_drops_is_retried_once_on_a_new_session() -> Non
     neo.close()
 
 
-def wrapped_transient(code: str) -> neo_errors.ResultFailedError:
-    """A transient server error the way a failed result raises it: wrapped, its own
-    ``is_retryable()`` false (the form that lost a deadlocked write in CI)."""
-    cause = Neo4jError._hydrate_neo4j(code=code, message="lost a race with another writer")
+def wrapped_server_error(
+    code: str, message: str = "lost a race with another writer"
+) -> neo_errors.ResultFailedError:
+    """A server error the way a failed result raises it: wrapped, its own ``is_retryable()``
+    false (the form that lost a deadlocked write in CI)."""
+    cause = Neo4jError._hydrate_neo4j(code=code, message=message)
     try:
         raise neo_errors.ResultFailedError(None, "The result has failed.") from cause
     except neo_errors.ResultFailedError as exc:
@@ -282,8 +284,8 @@ def wrapped_transient(code: str) -> neo_errors.ResultFailedError:
 def test_a_write_that_fails_with_a_wrapped_deadlock_is_retried_and_rolled_back(
     neo: Neo4jStore,
 ) -> None:
-    """The driver retries a transaction function only on an error it deems retryable; the store
-    raises a failed result's server error bare, so a deadlock is retried, the first attempt's
+    """The driver never retries a failed result, even one wrapping a deadlock; the store runs
+    the transaction function again itself (``Neo4jConnection._managed``), the first attempt's
     work rolled back."""
     attempts: list[ManagedTransaction] = []
 
@@ -291,7 +293,7 @@ def test_a_write_that_fails_with_a_wrapped_deadlock_is_retried_and_rolled_back(
         attempts.append(tx)
         tx.run("CREATE (:Agent {id: $id, scope: 'default'})", id=f"try-{len(attempts)}").consume()
         if len(attempts) == 1:
-            raise wrapped_transient("Neo.TransientError.Transaction.DeadlockDetected")
+            raise wrapped_server_error("Neo.TransientError.Transaction.DeadlockDetected")
         return "written"
 
     assert neo._write(write) == "written"
@@ -307,10 +309,9 @@ def test_a_write_that_fails_with_a_wrapped_constraint_error_is_not_retried(
 
     def write(tx: ManagedTransaction) -> None:
         attempts.append(1)
-        cause = Neo4jError._hydrate_neo4j(
-            code="Neo.ClientError.Schema.ConstraintValidationFailed", message="already exists"
+        raise wrapped_server_error(
+            "Neo.ClientError.Schema.ConstraintValidationFailed", "already exists"
         )
-        raise neo_errors.ResultFailedError(None, "The result has failed.") from cause
 
     with pytest.raises(ConflictError, match="already exists"):
         neo._guard("writing a batch", lambda: neo._write(write))
@@ -329,7 +330,7 @@ def test_an_auto_committed_read_that_read_outdated_data_runs_again_in_a_transact
     def flaky(runner: Any) -> int:
         seen.append(runner)
         if len(seen) < 3:
-            raise wrapped_transient("Neo.TransientError.Transaction.Outdated")
+            raise wrapped_server_error("Neo.TransientError.Transaction.Outdated")
         return int(runner.run("RETURN 1 AS one").single(strict=True)["one"])
 
     assert neo._read(flaky) == 1
