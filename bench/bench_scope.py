@@ -2,6 +2,7 @@
 
     python bench/bench_scope.py --tenants 100 --size 1000                 # embedded store
     python bench/bench_scope.py --tenants 10 --size 10000 --neo4j URI --no-local
+    python bench/bench_scope.py --tenants 10 --size 10000 --neo4j URI --neo4j-small URI2 --no-local
     python bench/bench_scope.py --tenants 10 --size 10000 --interleaved  # scattered tenants
 
 The big store holds ``tenants`` scopes of ``size`` memories each; a recall names one scope, so
@@ -10,9 +11,12 @@ tenant only (``size`` memories, the same texts as tenant 0), the floor a scoped 
 reach whatever else the store holds. Goal: scoped p95 <= 1.2 x the baseline's p95.
 
 Embedded: both stores are open at once and timed in alternating blocks (``alternate``).
-Neo4j Community has one database, so the small store is loaded and timed, then the big one,
-then the small one again; the baseline is the median of both small runs (it brackets the big
-one in time, so a change in the machine's load shows as a gap between them, which is printed).
+Neo4j Community has one database, so with one server the small store is loaded and timed,
+then the big one, then the small one again; the baseline is the median of both small runs (it
+brackets the big one in time, so a change in the machine's load shows as a gap between them,
+which is printed).
+With ``--neo4j-small URI`` the one-tenant store goes to a second server of the same make and
+the two are timed in alternating blocks, as on the embedded store.
 Each Neo4j load is settled before it is timed where the server allows (``settle``: indexes
 online, then a checkpoint, which merges the many small Lucene segments a bulk load leaves).
 """
@@ -163,11 +167,39 @@ def bench_neo4j(w: Tenants, k: int, queries: int, uri: str) -> None:
         store.close()
 
 
+def bench_neo4j_pair(w: Tenants, k: int, queries: int, uri: str, small_uri: str) -> None:
+    """The big store on one server, the one-tenant store on another of the same make, both
+    open at once and timed in alternating blocks, as on the embedded store: a change in the
+    machine's load falls on both sides alike."""
+    big_store, small_store = Neo4jStore.connect(uri), Neo4jStore.connect(small_uri)
+    try:
+        big = _neo4j_run(big_store, w, w.rows)
+        small = _neo4j_run(small_store, w, w.small_rows)
+        settled = [settle(big_store), settle(small_store)]
+        scoped, base = alternate([w.scoped(big, k), w.baseline(small, k)], queries)
+        gap = (
+            f" | settled in {' / '.join(f'{s:.1f}' for s in settled if s is not None)} s"
+            if None not in settled
+            else " | not settled (no db.checkpoint on this server)"
+        )
+        line("neo4j", w, scoped, base, " | two servers, alternating blocks" + gap)
+        big_store.wipe()
+        small_store.wipe()
+    finally:
+        big_store.close()
+        small_store.close()
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--tenants", type=int, default=100)
     parser.add_argument("--size", type=int, default=1000, help="memories per tenant")
     parser.add_argument("--neo4j", default=None, help="bolt URI; the database is wiped")
+    parser.add_argument(
+        "--neo4j-small",
+        default=None,
+        help="a second server's bolt URI for the one-tenant store (wiped): both timed at once",
+    )
     parser.add_argument("--no-local", action="store_true", help="skip the embedded store")
     parser.add_argument("--k", type=int, default=10)
     parser.add_argument("--queries", type=int, default=QUERIES)
@@ -179,7 +211,9 @@ def main() -> None:
     w = Tenants(args.tenants, args.size, args.queries, args.interleaved)
     if not args.no_local:
         bench_local(w, args.k, args.queries)
-    if args.neo4j:
+    if args.neo4j and args.neo4j_small:
+        bench_neo4j_pair(w, args.k, args.queries, args.neo4j, args.neo4j_small)
+    elif args.neo4j:
         bench_neo4j(w, args.k, args.queries, args.neo4j)
 
 

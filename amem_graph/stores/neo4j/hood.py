@@ -33,8 +33,12 @@ from amem_graph.stores.neo4j.reads import Neo4jReads, _rank_fields
 _LINEAGE_ORDER: Final = {t: i for i, t in enumerate(LINEAGE_EDGES)}
 #: the memory property naming the same hub as each sibling edge
 _SIBLING_PROPS: Final = {"GENERATED_IN": "episode", "FOR_TASK": "task"}
-#: hubs with more members than this are walked through the time index, not read whole
-_SMALL_HUB: Final = 200
+#: hubs with more members than this are walked through the time index, not read whole. A walk
+#: costs about what reading a hub of ~20-25 members whole does (A/B on the bench stores,
+#: 2026-12-06: episode hubs of 25 walked or read, the same time), and reading grows with the
+#: hub; a 200-member hub walked rather than read made recall p50 ~10% faster unscoped at 10k
+#: and 12-20% in a scope of 1k among ten (bench/RESULTS.md), with the same hits
+_SMALL_HUB: Final = 64
 
 
 def _hop_args(limit: int) -> dict[str, int]:
