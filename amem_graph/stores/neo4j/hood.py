@@ -139,7 +139,10 @@ CALL {
 #: task-only index and a sort). A big-hub walk starts from an UNWIND of the hub or of nothing:
 #: behind ``WITH ... WHERE degree > $small`` the planner ran the index seek for every hub,
 #: small ones included, and filtered afterwards (PROFILE of a 10k recall: about 1,100 index
-#: rows and 5,600 db hits per recall for walks it threw away)
+#: rows and 5,600 db hits per recall for walks it threw away). The walk checks a member's edge
+#: to the hub only once the filter admits it, in a projection (as an ``EXISTS`` in the
+#: ``WHERE`` the planner checked it first, for every member the index gave: in a scope of
+#: 1k among ten, 2,000 of a recall's 9,000 db hits; counted after the filter, 24% fewer)
 _Q_HOOD_SIBLINGS: Final = """
 CALL {
   WITH s
@@ -164,7 +167,8 @@ CALL {
       MATCH (m:Memory)
       USING INDEX SEEK m:Memory(%P%, created_at)
       WHERE m.%P% = big.id AND m.created_at >= s.created_at AND m <> s AND %FILTER%
-        AND EXISTS { (m)-[:%T%]->(big) }
+      WITH m, big, COUNT { (m)-[:%T%]->(big) } AS links
+      WITH m, links WHERE links > 0
       WITH m ORDER BY m.%P% ASC, m.created_at ASC, m.id ASC LIMIT $limit
       RETURN collect([m.id, %MICROS_M%, %FIELDS%]) AS walked
     }
@@ -178,7 +182,8 @@ CALL {
       MATCH (m:Memory)
       USING INDEX SEEK m:Memory(%P%, created_at)
       WHERE m.%P% = big.id AND m.created_at < s.created_at AND %FILTER%
-        AND EXISTS { (m)-[:%T%]->(big) }
+      WITH m, big, COUNT { (m)-[:%T%]->(big) } AS links
+      WITH m, links WHERE links > 0
       WITH m ORDER BY m.%P% DESC, m.created_at DESC, m.id ASC LIMIT $limit
       RETURN collect([m.id, %MICROS_M%, %FIELDS%]) AS walked
     }
