@@ -144,6 +144,13 @@ def settle(store: Neo4jStore) -> float | None:
     return time.perf_counter() - started
 
 
+def settled_note(settled: list[float | None]) -> str:
+    """How long each load took to settle, for the result line (``settle``)."""
+    if None in settled:
+        return " | not settled (no db.checkpoint on this server)"
+    return f" | settled in {' / '.join(f'{s:.1f}' for s in settled if s is not None)} s"
+
+
 def bench_neo4j(w: Tenants, k: int, queries: int, uri: str) -> None:
     store = Neo4jStore.connect(uri)
     try:
@@ -156,11 +163,8 @@ def bench_neo4j(w: Tenants, k: int, queries: int, uri: str) -> None:
             runs[phase].append(alternate([side], queries)[0])
         first, second = runs["small"]
         base = first + second
-        gap = f" | the two one-tenant runs: p95 {pct(first, 95):.2f} / {pct(second, 95):.2f} ms" + (
-            f" | settled in {' / '.join(f'{s:.1f}' for s in settled if s is not None)} s"
-            if None not in settled
-            else " | not settled (no db.checkpoint on this server)"
-        )
+        gap = f" | the two one-tenant runs: p95 {pct(first, 95):.2f} / {pct(second, 95):.2f} ms"
+        gap += settled_note(settled)
         line("neo4j", w, runs["big"][0], base, gap)
         store.wipe()
     finally:
@@ -177,12 +181,7 @@ def bench_neo4j_pair(w: Tenants, k: int, queries: int, uri: str, small_uri: str)
         small = _neo4j_run(small_store, w, w.small_rows)
         settled = [settle(big_store), settle(small_store)]
         scoped, base = alternate([w.scoped(big, k), w.baseline(small, k)], queries)
-        gap = (
-            f" | settled in {' / '.join(f'{s:.1f}' for s in settled if s is not None)} s"
-            if None not in settled
-            else " | not settled (no db.checkpoint on this server)"
-        )
-        line("neo4j", w, scoped, base, " | two servers, alternating blocks" + gap)
+        line("neo4j", w, scoped, base, " | two servers, alternating blocks" + settled_note(settled))
         big_store.wipe()
         small_store.wipe()
     finally:
