@@ -264,6 +264,51 @@ def test_a_named_agent_is_searched_for_without_its_name(mg: MemoryGraph) -> None
         assert mg.retriever.search_text(query, flt, cfg.model_copy(update=off)) == query
 
 
+def test_a_server_store_checks_the_guessed_names_in_the_search_itself(
+    mg: MemoryGraph, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """On a server store ``authors`` is no round trip of its own: recall guesses the names
+    from the authors it saw under the filter and the search checks the guess; a wrong
+    guess (a first question, an author since retracted) is searched again as it should have
+    been. The embedded store asks ``authors`` first, as before. Either way the same hits."""
+    mg.remember("We finally painted the kitchen a deep green", id="by-maya", agent="maya")
+    mg.remember("Maya! Maya, so good to see you Maya", id="calls-maya", agent="tomas")
+    for i in range(6):
+        mg.remember(f"Unrelated chatter number {i} about trains and weather", agent="tomas")
+    store = mg.store
+    searched: list[str] = []
+    asked: list[list[str]] = []
+    search_expand, authors = store.search_expand, store.authors
+
+    def expand_spy(vector, text, *rest):  # type: ignore[no-untyped-def]
+        searched.append(text)
+        return search_expand(vector, text, *rest)
+
+    def authors_spy(words, flt):  # type: ignore[no-untyped-def]
+        asked.append(list(words))
+        return authors(words, flt)
+
+    monkeypatch.setattr(store, "search_expand", expand_spy)
+    monkeypatch.setattr(store, "authors", authors_spy)
+    query, cut = "What did Maya's family paint?", "What did family paint?"
+    first = mg.recall(query, k=3, explain=True)
+    again = mg.recall(query, k=3, explain=True)
+    assert ids(first) == ids(again) and ids(first)[0] == "by-maya"
+    assert all(h.explanation and h.explanation.searched == cut for h in first + again)
+    if reads_ahead(store):
+        assert asked == []
+        assert searched == [query, cut, cut]  # a first guess of no name, checked and redone
+    else:
+        assert len(asked) == 2 and searched == [cut, cut]
+    mg.retract("by-maya", reason="test: maya's only memory")
+    searched.clear()
+    after = mg.recall(query, k=3, explain=True)
+    assert all(h.explanation and h.explanation.searched is None for h in after)
+    assert "calls-maya" in ids(after)  # the name is a plain word again
+    assert searched == ([cut, query] if reads_ahead(store) else [query])
+    assert searched[-1] == query
+
+
 def test_an_agent_id_of_two_words_is_named_by_both(mg: MemoryGraph) -> None:
     mg.remember("The wall needs more ravens before the winter", id="by-jon", agent="jon_snow")
     mg.remember("Jon Snow! Jon, come back to the wall", id="calls-jon", agent="sam")

@@ -11,7 +11,7 @@ from __future__ import annotations
 import math
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import datetime
 
 from amem_graph.core.config import RetrievalConfig
@@ -189,6 +189,7 @@ class HybridRetriever:
         self.store = store
         self.embedder = embedder
         self.config = config
+        self._known = names.KnownAuthors()
 
     def search(
         self,
@@ -206,18 +207,16 @@ class HybridRetriever:
         cfg = config or self.config
         n_vector = vector_depth(cfg, k)
         n_text = max(cfg.candidates, k) if cfg.text_weight > 0 else 0
-        searched = self.search_text(query, flt, cfg)
-        vector = None
-        if n_vector:
-            vector = (
-                query_vector if query_vector is not None else self.embedder.embed_query(searched)
-            )
         plan = seed_plan(cfg, k, reads_ahead(self.store))
         start: Expansion | None = None
         if plan is None:
+            searched = self.search_text(query, flt, cfg)
+            vector = self._vector(searched, n_vector, query_vector)
             found = self.store.search(vector, searched, n_vector, n_text, flt)
         else:  # the search and the first hop at once: one round trip on a server store
-            start = self.store.search_expand(vector, searched, n_vector, n_text, flt, plan)
+            searched, start = self._search_expand(
+                query, flt, cfg, plan, (n_vector, n_text), query_vector
+            )
             found = start.found
         cands: dict[str, _Candidate] = {}
         for name, pairs, n in (("vector", found.vector, n_vector), ("text", found.text, n_text)):
@@ -287,11 +286,60 @@ class HybridRetriever:
         """What recall searches for (and embeds): ``query`` without the agents it names that
         wrote a memory ``flt`` admits, when the re-scoring uses them (``names.py``). A caller
         passing its own ``query_vector`` to ``search`` should embed this text."""
-        cfg = config or self.config
+        words = self._name_words(query, config or self.config)
+        return names.without(query, self.store.authors(words, flt)) if words else query
+
+    @staticmethod
+    def _name_words(query: str, cfg: RetrievalConfig) -> list[str]:
+        """The words of ``query`` that could name agents, when recall searches without them."""
         if not cfg.unnamed_search or cfg.speaker_weight <= 0:
-            return query
-        found = names.candidates(query)
-        return names.without(query, self.store.authors(found, flt)) if found else query
+            return []
+        return names.candidates(query)
+
+    def _vector(
+        self, searched: str, n_vector: int, given: Sequence[float] | None
+    ) -> Sequence[float] | None:
+        """The query vector: the caller's, else ``searched`` embedded; None with no vector
+        search."""
+        if not n_vector:
+            return None
+        return given if given is not None else self.embedder.embed_query(searched)
+
+    def _search_expand(
+        self,
+        query: str,
+        flt: MemoryFilter,
+        cfg: RetrievalConfig,
+        plan: SeedPlan,
+        depths: tuple[int, int],
+        given: Sequence[float] | None,
+    ) -> tuple[str, Expansion]:
+        """(the text searched, ``search_expand`` for it): the search and the first hop, the
+        query's agent names cut (``search_text``).
+
+        A store whose reads cost a round trip (``reads_ahead``) is not asked ``authors``
+        first: the names are guessed from the agents this retriever saw write under the
+        filter (``names.KnownAuthors``), and the store checks the guess in the search's own
+        query; when its answer cuts other words, the search is run again for them (the
+        vector embedded again unless the caller gave it). Another store answers ``authors``
+        first: it has no round trip to save, and a wrong guess would cost a search.
+        """
+        n_vector, n_text = depths
+        words = self._name_words(query, cfg)
+        if not words or not reads_ahead(self.store):
+            searched = self.search_text(query, flt, cfg)
+            vector = self._vector(searched, n_vector, given)
+            return searched, self.store.search_expand(vector, searched, n_vector, n_text, flt, plan)
+        key = replace(flt, as_of=None)  # recall's as_of is its own time: not part of the key
+        guessed = names.without(query, self._known.guess(key, words))
+        vector = self._vector(guessed, n_vector, given)
+        start = self.store.search_expand(vector, guessed, n_vector, n_text, flt, plan, words)
+        self._known.learn(key, words, start.authors)
+        searched = names.without(query, set(start.authors))
+        if searched != guessed:
+            vector = self._vector(searched, n_vector, given)
+            start = self.store.search_expand(vector, searched, n_vector, n_text, flt, plan)
+        return searched, start
 
     # -- expansion ------------------------------------------------------------------------
 

@@ -289,12 +289,14 @@ def neighbourhood_by_parts(
 @dataclass(frozen=True)
 class Expansion:
     """Recall's store reads up to the end of its first expansion hop: the search lists, the
-    seeds ``SeedPlan.choose`` picks from them (best first), and the hop from those seeds (in
-    id order, with the plan's fetch read whole)."""
+    seeds ``SeedPlan.choose`` picks from them (best first), the hop from those seeds (in
+    id order, with the plan's fetch read whole), and which of the ``names`` it was asked
+    about wrote a memory the filter admits (``GraphStore.authors``, read with the rest)."""
 
     found: SearchResult
     seeds: list[str]
     hood: Neighbourhood
+    authors: frozenset[str] = frozenset()
 
 
 def search_expand_by_parts(
@@ -305,12 +307,15 @@ def search_expand_by_parts(
     n_text: int,
     flt: MemoryFilter,
     plan: SeedPlan,
+    names: Sequence[str] = (),
 ) -> Expansion:
-    """``GraphStore.search_expand`` as ``search`` then ``neighbourhood`` (two calls); see
-    ``search_by_parts``."""
+    """``GraphStore.search_expand`` as ``authors``, ``search`` then ``neighbourhood`` (up to
+    three calls); see ``search_by_parts``."""
+    authors = frozenset(store.authors(names, flt)) if names else frozenset()
     found = store.search(vector, query, n_vector, n_text, flt)
     seeds, fetch = plan.choose(found.vector, found.text)
-    return Expansion(found, seeds, store.neighbourhood(sorted(seeds), flt, plan.limit, fetch))
+    hood = store.neighbourhood(sorted(seeds), flt, plan.limit, fetch)
+    return Expansion(found, seeds, hood, authors)
 
 
 @dataclass(frozen=True)
@@ -420,10 +425,13 @@ class GraphStore(Protocol):
         n_text: int,
         flt: MemoryFilter,
         plan: SeedPlan,
+        names: Sequence[str] = (),
     ) -> Expansion:
-        """``search``, the seeds ``plan`` picks from its lists, and ``neighbourhood`` from
-        them with the plan's fetch: what ``search_expand_by_parts`` returns, in as few round
-        trips as the store can (a default recall's whole store work)."""
+        """``search``, the seeds ``plan`` picks from its lists, ``neighbourhood`` from them
+        with the plan's fetch, and ``authors`` of ``names``: what ``search_expand_by_parts``
+        returns, in as few round trips as the store can (a default recall's whole store
+        work; a recall that guessed which words of its query are agents checks its guess
+        here, ``HybridRetriever.search``)."""
         ...
 
     def filter_ids(self, ids: Iterable[str], flt: MemoryFilter) -> set[str]:

@@ -12,6 +12,7 @@ from __future__ import annotations
 import math
 import threading
 from collections.abc import Sequence
+from dataclasses import replace
 from datetime import UTC, datetime, timedelta, timezone
 from typing import Any
 
@@ -1159,6 +1160,37 @@ def test_search_expand_is_the_search_then_the_first_hop_from_the_plans_seeds(
     assert first.hood.siblings["FOR_TASK"]["a"] == [("c", "t"), ("f", "t")]
     assert set(first.hood.fields) == {"e", "c", "f"}  # the retracted link is not admitted
     assert s.search_expand(axis(5), "nothing matches", 4, 4, cases[-1][4], plan).seeds == []
+
+
+def test_search_expand_tells_which_names_wrote_a_memory_its_filter_admits(s: GraphStore) -> None:
+    """Recall's guess of the agents its query names is checked in the search's own read:
+    ``authors`` under the same filter, whatever the search finds."""
+    s.apply(
+        WriteBatch(
+            memories=[
+                mem("a1", "deploy runner pool", vec=axis(0), agent="avery"),
+                mem("b1", "deploy runner pool", vec=axis(0, 0.1), agent="blake", scope="B"),
+                mem("c1", "zebra crossing", vec=axis(1), agent="casey", status="retracted"),
+            ]
+        )
+    )
+    plan = SeedPlan(vector_weight=1.0, text_weight=1.0, rrf_k=30, seeds=2, fetch=2, limit=5)
+    words = ["avery", "Avery", "blake", "casey", "nobody", "avery"]
+    in_a = MemoryFilter(scopes=("default",))
+    cases = {
+        in_a: {"avery"},
+        MemoryFilter(scopes=("B",)): {"blake"},
+        MemoryFilter(scopes=("default",), statuses=None): {"avery", "casey"},
+        MemoryFilter(agents=("blake",)): {"blake"},
+    }
+    for flt, expected in cases.items():
+        got = s.search_expand(axis(0), "deploy runner pool", 4, 4, flt, plan, words)
+        assert got.authors == expected == s.authors(words, flt)
+        plain = s.search_expand(axis(0), "deploy runner pool", 4, 4, flt, plan)
+        assert plain.authors == frozenset() and plain == replace(got, authors=frozenset())
+    # no candidate found, the names still checked
+    found_none = s.search_expand(None, "nothing matches", 0, 4, in_a, plan, words)
+    assert found_none.seeds == [] and found_none.authors == {"avery"}
 
 
 # -- lifecycle ------------------------------------------------------------------------------

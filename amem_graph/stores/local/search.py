@@ -233,8 +233,11 @@ class LocalSearch(LocalConnection):
         n_text: int,
         flt: MemoryFilter,
         plan: SeedPlan,
+        names: Sequence[str] = (),
     ) -> Expansion:
-        return search_expand_by_parts(self._whole(), vector, query, n_vector, n_text, flt, plan)
+        return search_expand_by_parts(
+            self._whole(), vector, query, n_vector, n_text, flt, plan, names
+        )
 
     def filter_ids(self, ids: Iterable[str], flt: MemoryFilter) -> set[str]:
         id_list = list(ids)

@@ -23,7 +23,7 @@ from amem_graph.stores.neo4j.cypher import (
     text_index_query,
 )
 from amem_graph.stores.neo4j.hood import Neo4jHood, _hood_query, _HoodAsk, _hop_args
-from amem_graph.stores.neo4j.reads import _read_rank_fields
+from amem_graph.stores.neo4j.reads import _Q_AUTHORS, _read_rank_fields
 from amem_graph.stores.neo4j.schema import TEXT_INDEX, VECTOR_INDEX
 from amem_graph.stores.neo4j.search import (
     _BM25_SCALE,
@@ -37,10 +37,16 @@ from amem_graph.stores.neo4j.search import (
 
 
 def _search_expand_args(
-    q: list[float] | None, lucene: str, sizes: Mapping[str, int], v_n: int, plan: SeedPlan
+    q: list[float] | None,
+    lucene: str,
+    sizes: Mapping[str, int],
+    v_n: int,
+    plan: SeedPlan,
+    names: Sequence[str],
 ) -> dict[str, Any]:
     """``_Q_SEARCH_EXPAND``'s parameters beside the filter's: each path's query, first fetch
-    (``<prefix>n``) and size (``<prefix>k``), the plan, and the hop's limits."""
+    (``<prefix>n``) and size (``<prefix>k``), the plan, the hop's limits, and the names to
+    check as authors (``$agents``)."""
     return {
         "v_index": VECTOR_INDEX, "v_q": q, "v_k": sizes["v_"], "v_n": v_n,
         "t_index": TEXT_INDEX, "t_q": lucene, "t_k": sizes["t_"],
@@ -48,7 +54,7 @@ def _search_expand_args(
         "t_scale": _BM25_SCALE, "rel": TIE_REL, "rrf_k": plan.rrf_k,
         "v_w": float(plan.vector_weight), "t_w": float(plan.text_weight),
         "n_seeds": plan.seeds, "n_fetch": plan.fetch,
-        **_hop_args(plan.limit),
+        "agents": list(dict.fromkeys(names)), **_hop_args(plan.limit),
     }  # fmt: skip
 
 
@@ -63,6 +69,7 @@ def _search_expand_query(
         "%VECTOR%": on if vector else _Q_SEARCH_NONE.replace("%P%", "v_"),
         "%TEXT%": _Q_SEARCH_TEXT if text else _Q_SEARCH_NONE.replace("%P%", "t_"),
         "%HOOD%": _hood_query(where, SIBLING_EDGES, lineage=True),
+        "%AUTHORS%": _Q_AUTHORS,
     }
     query = _Q_SEARCH_EXPAND
     for slot, part in parts.items():
@@ -76,7 +83,7 @@ def _search_expand_query(
 #: ``search_expand``: both search parts (a path that is off returns nothing), the seeds and
 #: fetch list ``SeedPlan.choose`` picks from them, computed here as in Python (top $v_k/$t_k
 #: by score then id; tie-aware ranks; weighted RRF summed vector part first; best first, ties
-#: by id), then ``_Q_HOOD`` from those seeds
+#: by id), then ``_Q_HOOD`` from those seeds, and ``authors`` of ``$agents``
 _Q_SEARCH_EXPAND: Final = """
 CALL { %VECTOR% }
 CALL { %TEXT% }
@@ -107,7 +114,8 @@ CALL {
 WITH v_raw, v_hits, t_raw, t_hits, ranking[..$n_seeds] AS seed_ids,
      ranking[..$n_fetch] AS fetch_ids
 %HOOD%
-RETURN v_raw, v_hits, t_raw, t_hits, seed_ids, fetch_ids, seeds, fetched
+CALL { %AUTHORS% }
+RETURN v_raw, v_hits, t_raw, t_hits, seed_ids, fetch_ids, seeds, fetched, ids AS authors
 """
 #: ``search_expand``'s stand-in for a path that is off
 _Q_SEARCH_NONE: Final = "RETURN 0 AS %P%raw, [] AS %P%hits"
@@ -124,8 +132,10 @@ class Neo4jExpand(Neo4jSearch, Neo4jHood):
         n_text: int,
         flt: MemoryFilter,
         plan: SeedPlan,
+        names: Sequence[str] = (),
     ) -> Expansion:
-        """Both searches, the seed choice and the first hop in ONE query.
+        """Both searches, the seed choice, the first hop and the ``authors`` check of
+        ``names`` in ONE query.
 
         The server picks the seeds with ``_Q_SEARCH_EXPAND``'s copy of ``SeedPlan.choose``;
         they are checked here against the plan applied to the lists as ``search`` returns
@@ -140,13 +150,14 @@ class Neo4jExpand(Neo4jSearch, Neo4jHood):
             q = self._unit_query(vector) if vector is not None and n_vector > 0 else None
             if q is None and vector is not None and n_vector > 0:
                 return search_expand_by_parts(
-                    self._whole(), vector, query, n_vector, n_text, flt, plan
+                    self._whole(), vector, query, n_vector, n_text, flt, plan, names
                 )
             where, params = _filter_clause(flt)
             sizes = {"v_": n_vector if q is not None else 0, "t_": n_text if lucene else 0}
             v_n = self._vector_fetch(flt, sizes["v_"]) if sizes["v_"] else 0
             t_q = text_index_query(lucene, flt.scopes) if lucene else ""
-            params.update(_search_expand_args(q, t_q, sizes, v_n or _fetch_size(sizes["v_"]), plan))
+            v_fetch = v_n or _fetch_size(sizes["v_"])
+            params.update(_search_expand_args(q, t_q, sizes, v_fetch, plan, names))
             ask = _HoodAsk(flt, params["limit"], SIBLING_EDGES, True, params)
             redo: dict[str, Callable[[], list[tuple[str, float]]]] = {
                 "v_": lambda: self.vector_search(vector or [], n_vector, flt),
@@ -190,4 +201,4 @@ class Neo4jExpand(Neo4jSearch, Neo4jHood):
             hood = self.neighbourhood(sorted(seeds), ask.flt, plan.limit, fetch_ids)
         else:
             hood = self._hood_from(rec, sorted(seeds), ask)
-        return Expansion(found, seeds, hood)
+        return Expansion(found, seeds, hood, frozenset(str(a) for a in rec["authors"]))

@@ -42,6 +42,8 @@ RETURN collect(m.id) AS ids
 #: but a planner that knows a handful of agents and ten scopes seeks the scope's memories
 #: instead and filters every one by agent, for every candidate (46 of them for a five-word
 #: query: 46k rows and 250 ms a recall on a 10k store of 10 scopes; 460k and 3 s on 100k)
+#: ``authors``: those of ``$agents`` with a memory the filter admits, each sought through the
+#: agent index (``search_expand`` runs it as a subquery too)
 _Q_AUTHORS: Final = """
 UNWIND $agents AS aid
 WITH aid WHERE EXISTS {
