@@ -8,7 +8,6 @@ cannot starve the result the way a post-filter would.
 
 from __future__ import annotations
 
-import math
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
@@ -16,7 +15,13 @@ from datetime import datetime
 
 from amem_graph.core.config import RetrievalConfig
 from amem_graph.core.models import Explanation, Hit, Memory, PathStep, Signal
-from amem_graph.core.seeding import SeedPlan, tie_ranks
+from amem_graph.core.seeding import (
+    Priors,
+    SeedPlan,
+    prior_ranks,
+    settled,
+    text_confidence,
+)
 from amem_graph.core.text import analyze
 from amem_graph.embeddings import Embedder
 from amem_graph.recall import answers, confidence, names, when
@@ -34,11 +39,6 @@ PREFETCH = 3
 #: the expansion reads the top READ_AHEAD x k direct hits whole, to hold the likely hits
 #: without another round trip: on convbench it missed some in 5% of questions (99% at 3k)
 READ_AHEAD = 5
-#: BM25's best hit "stands out" when it scores TEXT_PEAK x the mean of the next
-#: TEXT_PEAK_NEXT (a logistic step of width TEXT_PEAK_WIDTH): then ``text_boost`` applies
-TEXT_PEAK = 2.0
-TEXT_PEAK_WIDTH = 0.3
-TEXT_PEAK_NEXT = 5
 _WORD = re.compile(r"\w+")
 
 #: memory -> shared hub -> memory (same episode, same task), with the score kept per hop;
@@ -111,11 +111,22 @@ def vector_depth(cfg: RetrievalConfig, k: int) -> int:
     return max(cfg.vector_candidates, 3 * k) if cfg.vector_weight > 0 else 0
 
 
-def seed_plan(cfg: RetrievalConfig, k: int, read_ahead: bool = True) -> SeedPlan | None:
+def seed_plan(
+    cfg: RetrievalConfig, k: int, read_ahead: bool = True, now: datetime | None = None
+) -> SeedPlan | None:
     """How recall starts its graph expansion; None when the expansion is off. With
-    ``read_ahead`` the hop also reads the top ``READ_AHEAD`` x k whole (see ``reads_ahead``)."""
+    ``read_ahead`` the hop also reads the top ``READ_AHEAD`` x k whole (see ``reads_ahead``),
+    ranked with the priors at ``now`` when given."""
     if cfg.graph_weight <= 0 or cfg.expand_seeds <= 0 or cfg.expand_hops <= 0:
         return None
+    priors = None
+    if read_ahead and now is not None:
+        priors = Priors(
+            float(cfg.recency_weight),
+            float(cfg.importance_weight),
+            cfg.half_life_days * 86_400.0,
+            now.timestamp(),
+        )
     return SeedPlan(
         vector_weight=float(cfg.vector_weight),
         text_weight=float(cfg.text_weight),
@@ -123,6 +134,8 @@ def seed_plan(cfg: RetrievalConfig, k: int, read_ahead: bool = True) -> SeedPlan
         seeds=cfg.expand_seeds,
         fetch=READ_AHEAD * k if read_ahead else 0,
         limit=cfg.expand_fanout,
+        text_boost=float(cfg.text_boost),
+        priors=priors,
     )
 
 
@@ -133,40 +146,6 @@ def _weights(cfg: RetrievalConfig, text_peak: float = 0.0) -> dict[str, float]:
     if out["text"] > 0:
         out["text"] += cfg.text_boost * text_peak
     return out
-
-
-def text_confidence(scores: Sequence[float]) -> float:
-    """0-1: how far BM25's best score stands above the mean of the next few, best first.
-
-    A query whose rare name or term one memory matches gives a lone peak; one whose words are
-    common (a speaker's name, "dog") gives a flat top. Rank fusion cannot tell the two apart,
-    so a fixed weight is either too timid for the first or too loud for the second.
-    """
-    if not scores or scores[0] <= 0:
-        return 0.0
-    rest = scores[1 : 1 + TEXT_PEAK_NEXT]
-    if not rest:
-        return 1.0
-    peak = scores[0] / max(sum(rest) / len(rest), 1e-12)
-    z = (peak - TEXT_PEAK) / TEXT_PEAK_WIDTH
-    return 1.0 / (1.0 + math.exp(-z)) if z > -50 else 0.0
-
-
-def settled(pairs: Sequence[tuple[str, float]], n: int) -> list[tuple[str, tuple[float, int]]]:
-    """A search list as (id, (score, tie-aware rank)), less the tie group its cut at ``n``
-    may have split.
-
-    A store cuts its top n inside a group of equal scores by its own float noise (float32 or
-    float64 cosines, Lucene's floats), so which members made the list differs between stores
-    even when every score agrees; the group at the end of a full list is dropped, unless it
-    is the whole list. Those members are the weakest of the list; they may still come back
-    through another path.
-    """
-    ranked = list(zip((mid for mid, _ in pairs), tie_ranks([s for _, s in pairs]), strict=True))
-    if n <= 0 or len(ranked) < n:
-        return ranked  # not cut: every match is here
-    last = ranked[-1][1][1]
-    return ranked[: last - 1] if last > 1 else ranked
 
 
 def reads_ahead(store: GraphStore) -> bool:
@@ -207,7 +186,7 @@ class HybridRetriever:
         cfg = config or self.config
         n_vector = vector_depth(cfg, k)
         n_text = max(cfg.candidates, k) if cfg.text_weight > 0 else 0
-        plan = seed_plan(cfg, k, reads_ahead(self.store))
+        plan = seed_plan(cfg, k, reads_ahead(self.store), now)
         start: Expansion | None = None
         if plan is None:
             searched = self.search_text(query, flt, cfg)
@@ -441,19 +420,11 @@ class HybridRetriever:
         now: datetime,
         cfg: RetrievalConfig,
     ) -> None:
-        half_life = cfg.half_life_days * 86_400.0
-        now_s = now.timestamp()
-        values: dict[str, list[tuple[float, str]]] = {s: [] for s in PRIOR_SIGNALS}
-        for mid in cands:
-            m = fields[mid]
-            age = max(0.0, now_s - m.created_at)
-            values["recency"].append((-math.pow(0.5, age / half_life), mid))
-            values["importance"].append((-m.importance, mid))
-        for signal, pairs in values.items():
-            pairs.sort()  # best first, ties by id
-            ranks = tie_ranks([-negated for negated, _ in pairs])
-            for (_, mid), ranked in zip(pairs, ranks, strict=True):
-                cands[mid].signals[signal] = ranked
+        known = {mid: (fields[mid].created_at, fields[mid].importance) for mid in cands}
+        ranked = prior_ranks(known, now.timestamp(), cfg.half_life_days * 86_400.0)
+        for signal, pairs in ranked.items():
+            for mid, value_rank in pairs:
+                cands[mid].signals[signal] = value_rank
 
     def _fuse(
         self, cands: dict[str, _Candidate], cfg: RetrievalConfig, text_peak: float

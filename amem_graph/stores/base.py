@@ -299,6 +299,11 @@ class Expansion:
     authors: frozenset[str] = frozenset()
 
 
+def prior_fields(fields: Mapping[str, RankFields]) -> dict[str, tuple[float, float]]:
+    """Memory id -> (created_at, importance): what ``SeedPlan.choose``'s priors read."""
+    return {mid: (f.created_at, f.importance) for mid, f in fields.items()}
+
+
 def search_expand_by_parts(
     store: GraphStore,
     vector: Sequence[float] | None,
@@ -313,7 +318,9 @@ def search_expand_by_parts(
     three calls); see ``search_by_parts``."""
     authors = frozenset(store.authors(names, flt)) if names else frozenset()
     found = store.search(vector, query, n_vector, n_text, flt)
-    seeds, fetch = plan.choose(found.vector, found.text)
+    seeds, fetch = plan.choose(
+        found.vector, found.text, prior_fields(found.fields), (n_vector, n_text)
+    )
     hood = store.neighbourhood(sorted(seeds), flt, plan.limit, fetch)
     return Expansion(found, seeds, hood, authors)
 

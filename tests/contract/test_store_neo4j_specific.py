@@ -12,6 +12,7 @@ import socket
 import threading
 import time
 from collections.abc import Iterator
+from dataclasses import replace
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
@@ -33,7 +34,7 @@ from amem_graph.core.errors import (
 )
 from amem_graph.core.models import Memory, content_hash
 from amem_graph.core.schema import EDGE_TYPES, NODE_LABELS
-from amem_graph.core.seeding import SeedPlan
+from amem_graph.core.seeding import Priors, SeedPlan
 from amem_graph.stores.base import (
     SIBLING_EDGES,
     EdgeWrite,
@@ -42,6 +43,7 @@ from amem_graph.stores.base import (
     NodeWrite,
     WriteBatch,
     neighbourhood_by_parts,
+    prior_fields,
     search_expand_by_parts,
 )
 from amem_graph.stores.neo4j import cypher as neo4j_cypher
@@ -753,6 +755,68 @@ def test_authors_seeks_each_candidate_by_agent_not_the_scopes_memories(neo: Neo4
 
     # one seek per word; reading scope s1's 40 memories per word would be 40 x 40 rows
     assert db_hits(plan) <= 3 * len(words)
+
+
+@pytest.mark.neo4j
+def test_the_server_ranks_the_fetch_with_the_boosted_text_weight_as_python_does(
+    neo: Neo4jStore, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``_Q_SEARCH_EXPAND`` ranks the memories it reads whole with the text weight raised by
+    ``text_confidence`` (its Cypher copy): were it to differ from ``SeedPlan.choose``, the
+    hop would be read a second time (``neighbourhood``), so no hop read here means the server
+    picked what Python picks, on a lone peak, a lone match, a flat top and a tie the
+    recency prior breaks."""
+    neo.ensure_embedder("t", 8)
+
+    def memory(mid: str, text: str, tilt: float, minutes: int = 0) -> Memory:
+        at = T0 + timedelta(minutes=minutes)
+        return Memory(
+            id=mid,
+            content=text,
+            created_at=at,
+            valid_from=at,
+            content_hash=content_hash(text),
+            embedding=_vec(0, tilt),
+        )
+
+    near = [memory(f"c{i}", "plain memo", 0.01 * i) for i in range(4)]
+    texts = [memory("z", "zebra crossing notes", 9.0)]
+    texts += [memory(f"n{i}", f"other notes {i}", 8.0 + i) for i in range(3)]
+    # equal BM25 scores, the later ids the newer: the fetch keeps the newest, not the first
+    tied = [memory(f"t{i}", "tied words", 5.0 + i, minutes=60 * i) for i in range(6)]
+    tied[2] = tied[2].model_copy(update={"importance": 0.9})  # lifted past t3 by importance
+    neo.apply(WriteBatch(memories=near + texts + tied))
+    hops: list[list[str]] = []
+    neighbourhood = neo.neighbourhood
+
+    def hood_spy(ids: Any, *args: Any) -> Any:
+        hops.append(list(ids))
+        return neighbourhood(ids, *args)
+
+    monkeypatch.setattr(neo, "neighbourhood", hood_spy)
+    plain = SeedPlan(vector_weight=1.0, text_weight=0.2, rrf_k=30, seeds=2, fetch=3, limit=5)
+    boosted = replace(plain, text_boost=2.0)
+    now = (T0 + timedelta(days=2)).timestamp()
+    priors = replace(boosted, priors=Priors(0.05, 0.05, half_life=30 * 86_400.0, now=now))
+    cases = [
+        (_vec(0, 0.0), "zebra notes", 4, 4),  # a lone peak: text-only hits climb the fetch
+        (None, "zebra", 0, 4),  # a lone match: the whole boost
+        (_vec(0, 0.0), "other notes", 4, 4),  # a flat top: hardly any
+        (None, "tied", 0, 6),  # one tie: the newest three
+    ]
+    fetched: list[set[str]] = []
+    for vector, text, n_vector, n_text in cases:
+        for plan in (plain, boosted, priors):
+            got = neo.search_expand(vector, text, n_vector, n_text, MemoryFilter(), plan)
+            assert hops == []
+            found = got.found
+            depths = (n_vector, n_text)
+            _, fetch = plan.choose(found.vector, found.text, prior_fields(found.fields), depths)
+            assert set(got.hood.memories) == set(fetch)
+            fetched.append(set(fetch))
+    assert fetched[0] == {"c0", "c1", "c2"} and "z" in fetched[1]  # the premise: they differ
+    assert fetched[-2] == {"t0", "t1", "t2"}  # no priors: a tie is cut by id
+    assert fetched[-1] == {"t5", "t4", "t2"}  # with them, the newest and the important
 
 
 @pytest.mark.neo4j

@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import pytest
 
-from amem_graph.core.seeding import SeedPlan, tie_ranks
+from amem_graph.core.seeding import Priors, SeedPlan, prior_ranks, text_confidence, tie_ranks
 
 
 def test_equal_values_share_the_better_rank_and_the_next_one_skips() -> None:
@@ -53,3 +55,53 @@ def test_a_signal_with_no_weight_cannot_change_the_seeds() -> None:
     plan = SeedPlan(vector_weight=1.0, text_weight=0.0, rrf_k=30, seeds=2, fetch=2, limit=5)
     vector = [("a", 0.9), ("b", 0.8), ("c", 0.7)]
     assert plan.choose(vector, [("c", 9.0), ("d", 8.0)])[0] == ["a", "b"]
+
+
+def test_the_fetch_is_ranked_with_the_text_weight_the_fusion_will_give_a_lone_peak() -> None:
+    """The seeds keep the plan's weights; the memories read whole are the likely hits, so
+    they are ranked as the fusion will rank them: a text list whose best hit stands out
+    weighs more there (``text_boost``), and its text-only hits with it."""
+    boosted = SeedPlan(1.0, 0.2, 30, seeds=2, fetch=3, limit=5, text_boost=2.0)
+    vector = [("a", 0.9), ("b", 0.8), ("c", 0.7), ("d", 0.6)]
+    peak = [("z", 9.0), ("y", 2.0), ("x", 2.0)]  # z stands out: text_confidence ~1
+    assert text_confidence([s for _, s in peak]) > 0.99
+    assert PLAN.choose(vector, peak) == (["a", "b"], ["a", "b", "c"])
+    weight = boosted.fetch_text_weight(peak)
+    assert weight == pytest.approx(0.2 + 2.0 * text_confidence([9.0, 2.0, 2.0]))
+    seeds, fetch = boosted.choose(vector, peak)
+    assert seeds == ["a", "b"]  # the seed rule is the plan's, boost or not
+    assert fetch == ["z", "x", "y"]  # z 2.2/31, then x and y 2.2/32 (tied: by id), a 1/31
+    flat = [("z", 2.0), ("y", 2.0), ("x", 2.0)]  # no peak: hardly any boost
+    assert 0.2 < boosted.fetch_text_weight(flat) < 0.3
+    assert boosted.choose(vector, flat) == PLAN.choose(vector, flat)
+    assert boosted.fetch_text_weight([]) == 0.2
+    assert boosted.fetch_text_weight([("z", 3.0)]) == pytest.approx(2.2)  # a lone match
+
+
+def test_the_fetch_is_ranked_with_the_priors_the_fusion_will_add() -> None:
+    """Many memories share a BM25 score; the fusion's recency prior lifts the newest of
+    them, so the fetch cut through such a tie keeps those the fusion will rank first."""
+    day = 86_400.0
+    plan = replace(PLAN, priors=Priors(0.05, 0.05, half_life=30 * day, now=100 * day))
+    text = [("a", 5.0), ("b", 5.0), ("c", 5.0), ("d", 5.0)]
+    fields = {"a": (1 * day, 0.5), "b": (4 * day, 0.5), "c": (3 * day, 0.5), "d": (2 * day, 0.5)}
+    assert PLAN.choose([], text, fields) == (["a", "b"], ["a", "b", "c"])  # no priors: by id
+    assert plan.choose([], text, fields) == (["a", "b"], ["b", "c", "d"])  # the seeds: as ever
+    # written moments apart: a tie on recency too, as in the fusion, so by id
+    close = {m: (50 * day + i * 1e-3, 0.5) for i, m in enumerate("abcd")}
+    assert plan.choose([], text, close)[1] == ["a", "b", "c"]
+    assert plan.choose([], text, {**close, "d": (50 * day, 0.9)})[1] == ["d", "a", "b"]
+    assert plan.choose([], text, {"c": (99 * day, 0.5)})[1] == ["c", "a", "b"]  # fields known
+    # the priors are the fusion's: the same ranks the retriever gives its candidates
+    ranked = prior_ranks(fields, 100 * day, 30 * day)
+    assert [mid for mid, _ in ranked["recency"]] == ["b", "c", "d", "a"]
+    assert {rank for _, (_, rank) in ranked["importance"]} == {1}
+
+
+def test_the_fetch_leaves_out_the_tie_group_that_ends_a_full_list() -> None:
+    """The fusion drops a full list's last tie group (``settled``), so the fetch does too;
+    the seed rule keeps it, as ever."""
+    text = [("a", 9.0), ("b", 5.0), ("c", 5.0)]
+    assert PLAN.fetch_ranking([], text, {}, (0, 3)) == ["a"]
+    assert PLAN.fetch_ranking([], text, {}, (0, 4)) == ["a", "b", "c"]  # not full: all kept
+    assert PLAN.choose([("b", 0.9)], text, None, (1, 3)) == (["b", "a"], ["b", "a"])

@@ -5,13 +5,22 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any, Final, LiteralString
 
-from amem_graph.core.seeding import TIE_REL, SeedPlan
+from amem_graph.core.seeding import (
+    PEAK_FLOOR,
+    TEXT_PEAK,
+    TEXT_PEAK_NEXT,
+    TEXT_PEAK_WIDTH,
+    TIE_REL,
+    Priors,
+    SeedPlan,
+)
 from amem_graph.stores.base import (
     SIBLING_EDGES,
     Expansion,
     MemoryFilter,
     RankFields,
     SearchResult,
+    prior_fields,
     search_expand_by_parts,
 )
 from amem_graph.stores.neo4j.ann import ann_query
@@ -53,9 +62,23 @@ def _search_expand_args(
         "t_n": _fetch_size(sizes["t_"]),
         "t_scale": _BM25_SCALE, "rel": TIE_REL, "rrf_k": plan.rrf_k,
         "v_w": float(plan.vector_weight), "t_w": float(plan.text_weight),
+        "t_boost": float(plan.text_boost), "peak": TEXT_PEAK, "peak_width": TEXT_PEAK_WIDTH,
+        "peak_next": TEXT_PEAK_NEXT, "peak_floor": PEAK_FLOOR, **_prior_args(plan.priors),
         "n_seeds": plan.seeds, "n_fetch": plan.fetch,
         "agents": list(dict.fromkeys(names)), **_hop_args(plan.limit),
     }  # fmt: skip
+
+
+def _prior_args(priors: Priors | None) -> dict[str, float]:
+    """The fetch's prior parameters; none adds 0 to every score (no weight)."""
+    if priors is None:
+        return {"rec_w": 0.0, "imp_w": 0.0, "half_life": 1.0, "now": 0.0}
+    return {
+        "rec_w": priors.recency_weight,
+        "imp_w": priors.importance_weight,
+        "half_life": priors.half_life,
+        "now": priors.now,
+    }
 
 
 def _search_expand_query(
@@ -70,6 +93,7 @@ def _search_expand_query(
         "%TEXT%": _Q_SEARCH_TEXT if text else _Q_SEARCH_NONE.replace("%P%", "t_"),
         "%HOOD%": _hood_query(where, SIBLING_EDGES, lineage=True),
         "%AUTHORS%": _Q_AUTHORS,
+        "%RANKS_VS%": _TIE_RANKS,
     }
     query = _Q_SEARCH_EXPAND
     for slot, part in parts.items():
@@ -83,40 +107,85 @@ def _search_expand_query(
 #: ``search_expand``: both search parts (a path that is off returns nothing), the seeds and
 #: fetch list ``SeedPlan.choose`` picks from them, computed here as in Python (top $v_k/$t_k
 #: by score then id; tie-aware ranks; weighted RRF summed vector part first; best first, ties
-#: by id), then ``_Q_HOOD`` from those seeds, and ``authors`` of ``$agents``
+#: by id; the fetch as ``SeedPlan.fetch_ranking``: each list settled, the text weight boosted
+#: by ``text_confidence``, then the recency and importance priors over the hits left, their
+#: times and importance the third and fourth of each hit's columns), then ``_Q_HOOD`` from
+#: those seeds, and ``authors`` of ``$agents``
 _Q_SEARCH_EXPAND: Final = """
 CALL { %VECTOR% }
 CALL { %TEXT% }
 CALL {
   WITH v_hits
   UNWIND v_hits AS h WITH h ORDER BY h[1] DESC, h[0] LIMIT $v_k
-  RETURN collect([h[0], h[1]]) AS v_top
+  RETURN collect([h[0], h[1], h[2], h[3]]) AS v_top
 }
 CALL {
   WITH t_hits
   UNWIND t_hits AS h WITH h ORDER BY h[1] DESC, h[0] LIMIT $t_k
-  RETURN collect([h[0], h[1] * $t_scale]) AS t_top
+  RETURN collect([h[0], h[1] * $t_scale, h[2], h[3]]) AS t_top
 }
 CALL {
-  WITH v_top, t_top
-  UNWIND [[$v_w, v_top], [$t_w, t_top]] AS weighted
-  WITH weighted[0] AS w, weighted[1] AS top, [x IN weighted[1] | x[1]] AS vs
-  WITH w, top, reduce(r = [], i IN range(0, size(vs) - 1) | r + [
-         CASE WHEN i > 0 AND abs(vs[i - 1] - vs[i])
-                             <= $rel * CASE WHEN abs(vs[i]) > 1.0 THEN abs(vs[i]) ELSE 1.0 END
-              THEN r[i - 1] ELSE i + 1 END]) AS ranks
+  WITH t_top
+  WITH [x IN t_top | x[1]] AS ts
+  WITH ts, ts[1..1 + $peak_next] AS rest
+  WITH ts, rest, CASE WHEN size(rest) = 0 THEN 1.0
+                      ELSE reduce(s = 0.0, x IN rest | s + x) / size(rest) END AS mean
+  WITH ts, rest, ts[0] / CASE WHEN mean > $peak_floor THEN mean ELSE $peak_floor END AS peak
+  WITH ts, rest, ($peak - peak) / $peak_width AS minus_z
+  RETURN CASE
+    WHEN $t_boost = 0.0 OR $t_w <= 0.0 OR size(ts) = 0 OR ts[0] <= 0 THEN $t_w
+    WHEN size(rest) = 0 THEN $t_w + $t_boost * 1.0
+    WHEN minus_z < 50 THEN $t_w + $t_boost * (1.0 / (1.0 + exp(minus_z)))
+    ELSE $t_w + $t_boost * 0.0 END AS t_wf
+}
+CALL {
+  WITH v_top, t_top, t_wf
+  UNWIND [[$v_w, $v_w, v_top, $v_k], [$t_w, t_wf, t_top, $t_k]] AS weighted
+  WITH weighted[0] AS w, weighted[1] AS wf, weighted[2] AS top, weighted[3] AS k,
+       [x IN weighted[2] | x[1]] AS vs
+  WITH w, wf, top, k, %RANKS_VS% AS ranks
+  WITH w, wf, top, ranks,
+       CASE WHEN k > 0 AND size(top) >= k AND ranks[-1] > 1 THEN ranks[-1] - 1
+            ELSE size(top) END AS settled
   UNWIND range(0, size(top) - 1) AS i
-  WITH top[i][0] AS id, w / ($rrf_k + ranks[i]) AS part
-  WITH id, sum(part) AS score
+  WITH top[i][0] AS id, top[i][2] AS at, top[i][3] AS imp, w / ($rrf_k + ranks[i]) AS part,
+       CASE WHEN i < settled THEN wf / ($rrf_k + ranks[i]) END AS f_part
+  WITH id, at, imp, sum(part) AS score, sum(f_part) AS f_score, count(f_part) AS f_n
   ORDER BY score DESC, id
-  RETURN collect(id) AS ranking
+  WITH collect(id) AS ranking, collect(CASE WHEN f_n > 0 THEN [id, imp, f_score, at] END) AS fs
+  CALL {
+    WITH fs
+    UNWIND fs AS f
+    WITH f[0] AS id, f[1] AS imp, f[2] AS f_score, $now - f[3] / 1000000.0 AS age
+    WITH id, imp, f_score,
+         0.5 ^ (CASE WHEN age > 0.0 THEN age ELSE 0.0 END / $half_life) AS decay
+    ORDER BY decay DESC, id
+    WITH collect([id, imp, f_score]) AS rows, collect(decay) AS vs
+    WITH rows, %RANKS_VS% AS ranks
+    UNWIND range(0, size(rows) - 1) AS i
+    WITH rows[i][0] AS id, rows[i][1] AS imp, rows[i][2] + $rec_w / ($rrf_k + ranks[i]) AS f_score
+    ORDER BY imp DESC, id
+    WITH collect([id, f_score]) AS rows, collect(imp) AS vs
+    WITH rows, %RANKS_VS% AS ranks
+    UNWIND range(0, size(rows) - 1) AS i
+    WITH rows[i][0] AS id, rows[i][1] + $imp_w / ($rrf_k + ranks[i]) AS f_score
+    ORDER BY f_score DESC, id
+    RETURN collect(id) AS by_fetch
+  }
+  RETURN ranking, by_fetch
 }
 WITH v_raw, v_hits, t_raw, t_hits, ranking[..$n_seeds] AS seed_ids,
-     ranking[..$n_fetch] AS fetch_ids
+     by_fetch[..$n_fetch] AS fetch_ids
 %HOOD%
 CALL { %AUTHORS% }
 RETURN v_raw, v_hits, t_raw, t_hits, seed_ids, fetch_ids, seeds, fetched, ids AS authors
 """
+#: ``tie_ranks`` of the list ``vs`` (sorted best first): a value within ``$rel`` of the one
+#: before it shares its rank
+_TIE_RANKS: Final = """reduce(r = [], i IN range(0, size(vs) - 1) | r + [
+         CASE WHEN i > 0 AND abs(vs[i - 1] - vs[i])
+                             <= $rel * CASE WHEN abs(vs[i]) > 1.0 THEN abs(vs[i]) ELSE 1.0 END
+              THEN r[i - 1] ELSE i + 1 END])"""
 #: ``search_expand``'s stand-in for a path that is off
 _Q_SEARCH_NONE: Final = "RETURN 0 AS %P%raw, [] AS %P%hits"
 
@@ -196,7 +265,8 @@ class Neo4jExpand(Neo4jSearch, Neo4jHood):
         if missing:
             fields.update(_read_rank_fields(tx, ask.flt, missing))
         found = SearchResult(by_vector, by_text, fields)
-        seeds, fetch_ids = plan.choose(by_vector, by_text)
+        depths = (sizes["v_"], sizes["t_"])
+        seeds, fetch_ids = plan.choose(by_vector, by_text, prior_fields(fields), depths)
         if set(seeds) != set(rec["seed_ids"]) or set(fetch_ids) != set(rec["fetch_ids"]):
             hood = self.neighbourhood(sorted(seeds), ask.flt, plan.limit, fetch_ids)
         else:
