@@ -91,26 +91,39 @@ class KnownAuthors:
     """The agents seen to have written under each filter, so that recall on a server store can
     guess which words of a query are agents, search without them at once, and have the store
     check the guess in the same round trip (``HybridRetriever.search``): the ``authors``
-    round trip saved, ~2 ms of a Neo4j recall. Only a guess: the store's answer decides, and
-    a wrong guess costs a second search (a name's first question under a filter, or an agent
-    whose memories are gone). Bounded: the least recently used filters are forgotten."""
+    round trip saved. Only a guess: the store's answer decides, and a wrong guess costs a
+    second search. Learnt from those answers and from the authors of the memories recall
+    reads under the filter, so a speaker is known before a question first names them.
+    Bounded: the least recently used filters are forgotten, and a filter keeps at most
+    ``per_filter``."""
 
-    def __init__(self, limit: int = 256) -> None:
+    def __init__(self, limit: int = 256, per_filter: int = 4096) -> None:
         self._by_filter: OrderedDict[Hashable, frozenset[str]] = OrderedDict()
         self._lock = threading.Lock()
         self._limit = limit
+        self._per_filter = per_filter
 
-    def guess(self, key: Hashable, words: Iterable[str]) -> set[str]:
-        """Those of ``words`` last seen to be authors under the filter ``key``."""
+    def guess(self, key: Hashable, words: Iterable[str]) -> set[str] | None:
+        """Those of ``words`` last seen to be authors under the filter ``key``; None when
+        nothing was learnt under it yet (no guess worth a search)."""
         with self._lock:
-            known = self._by_filter.get(key, frozenset())
-        return set(known.intersection(words))
+            known = self._by_filter.get(key)
+        return None if known is None else set(known.intersection(words))
 
-    def learn(self, key: Hashable, asked: Iterable[str], found: Iterable[str]) -> None:
-        """The store's answer for ``asked`` under ``key``: ``found`` are authors, the rest not."""
+    def learn(
+        self,
+        key: Hashable,
+        asked: Iterable[str],
+        found: Iterable[str],
+        seen: Iterable[str] = (),
+    ) -> None:
+        """The store's answer for ``asked`` under ``key`` (``found`` are authors, the rest
+        not), and ``seen``: authors of memories the filter admitted."""
+        asked = frozenset(asked)
         with self._lock:
-            known = (self._by_filter.pop(key, frozenset()) - frozenset(asked)) | frozenset(found)
-            if known:
-                self._by_filter[key] = known
+            known = (self._by_filter.pop(key, frozenset()) - asked) | frozenset(found)
+            if len(known) < self._per_filter:
+                known |= frozenset(seen) - asked
+            self._by_filter[key] = known  # even empty: this filter was asked about
             while len(self._by_filter) > self._limit:
                 self._by_filter.popitem(last=False)

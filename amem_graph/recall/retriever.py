@@ -156,6 +156,11 @@ def reads_ahead(store: GraphStore) -> bool:
     return bool(getattr(store, "READS_AHEAD", True))
 
 
+def _authors_read(start: Expansion) -> set[str]:
+    """The agents of the memories the expansion read whole: hits the filter admitted."""
+    return {m.agent for m in start.hood.memories.values() if m.agent}
+
+
 def named_agents(query: str) -> frozenset[str]:
     """The query's analysed terms: an agent is named when all of its terms are among them."""
     return frozenset(analyze(query))
@@ -296,24 +301,31 @@ class HybridRetriever:
         """(the text searched, ``search_expand`` for it): the search and the first hop, the
         query's agent names cut (``search_text``).
 
-        A store whose reads cost a round trip (``reads_ahead``) is not asked ``authors``
-        first: the names are guessed from the agents this retriever saw write under the
-        filter (``names.KnownAuthors``), and the store checks the guess in the search's own
-        query; when its answer cuts other words, the search is run again for them (the
-        vector embedded again unless the caller gave it). Another store answers ``authors``
-        first: it has no round trip to save, and a wrong guess would cost a search.
+        A store whose reads cost a round trip (``reads_ahead``) is asked ``authors`` first
+        only under a filter this retriever has not recalled under yet. Otherwise the names
+        are guessed from the agents it saw write under the filter (``names.KnownAuthors``)
+        and the store checks the guess in the search's own query; when its answer cuts other
+        words (an agent first named), the search is run again for them (the vector embedded
+        again unless the caller gave it). Another store always answers ``authors`` first: it
+        has no round trip to save, and a wrong guess would cost a search.
         """
         n_vector, n_text = depths
         words = self._name_words(query, cfg)
-        if not words or not reads_ahead(self.store):
-            searched = self.search_text(query, flt, cfg)
-            vector = self._vector(searched, n_vector, given)
-            return searched, self.store.search_expand(vector, searched, n_vector, n_text, flt, plan)
         key = replace(flt, as_of=None)  # recall's as_of is its own time: not part of the key
-        guessed = names.without(query, self._known.guess(key, words))
+        speculates = bool(words) and reads_ahead(self.store)
+        guess = self._known.guess(key, words) if speculates else None
+        if guess is None:
+            authors = self.store.authors(words, flt) if words else set()
+            searched = names.without(query, authors)
+            vector = self._vector(searched, n_vector, given)
+            start = self.store.search_expand(vector, searched, n_vector, n_text, flt, plan)
+            if speculates:
+                self._known.learn(key, words, authors, _authors_read(start))
+            return searched, start
+        guessed = names.without(query, guess)
         vector = self._vector(guessed, n_vector, given)
         start = self.store.search_expand(vector, guessed, n_vector, n_text, flt, plan, words)
-        self._known.learn(key, words, start.authors)
+        self._known.learn(key, words, start.authors, _authors_read(start))
         searched = names.without(query, set(start.authors))
         if searched != guessed:
             vector = self._vector(searched, n_vector, given)

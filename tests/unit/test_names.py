@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from amem_graph.core.text import analyze
-from amem_graph.recall.names import candidates, named, without
+from amem_graph.recall.names import KnownAuthors, candidates, named, without
 
 
 def test_candidates_are_the_words_as_written_and_in_common_casings() -> None:
@@ -39,3 +39,22 @@ def test_an_agent_is_named_when_all_of_its_terms_are_in_the_query() -> None:
     assert not named("jon_targaryen", terms) and not named("tomas", terms)
     assert named("jon_snow", frozenset(analyze("ask jon_snow")))  # written as the id itself
     assert not named("", terms) and not named("the", terms)  # no terms: names nobody
+
+
+def test_known_authors_guess_only_under_a_filter_asked_about_and_follow_the_answers() -> None:
+    known = KnownAuthors(limit=2, per_filter=3)
+    assert known.guess("a", ["maya", "the"]) is None  # never asked: no guess
+    known.learn("a", ["maya", "the"], {"maya"})
+    assert known.guess("a", ["Maya", "maya", "the"]) == {"maya"}
+    assert known.guess("b", ["maya"]) is None  # another filter knows nothing of it
+    known.learn("a", ["maya"], set(), seen={"tomas", "maya"})  # the answer beats what was seen
+    assert known.guess("a", ["maya", "tomas"]) == {"tomas"}
+    known.learn("b", [], set())
+    assert known.guess("b", ["maya"]) == set()  # asked about: an empty guess
+    known.learn("c", ["x"], {"x"})  # a third filter: the least recently used one goes
+    assert known.guess("a", ["tomas"]) is None and known.guess("c", ["x"]) == {"x"}
+    known.learn("c", [], set(), seen={"p", "q", "r", "s"})  # at most per_filter, unless told
+    known.learn("c", [], set(), seen={"t"})
+    assert known.guess("c", ["t"]) == set()
+    known.learn("c", ["t"], {"t"})
+    assert known.guess("c", ["t", "x"]) == {"t", "x"}
