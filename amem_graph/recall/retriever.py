@@ -37,7 +37,8 @@ PRIOR_SIGNALS = ("recency", "importance")
 #: (on convbench 3k gave recall@10 +0.03 over 2k, and 4k nothing more)
 PREFETCH = 3
 #: the expansion reads the top READ_AHEAD x k direct hits whole, to hold the likely hits
-#: without another round trip: on convbench it missed some in 5% of questions (99% at 3k)
+#: without another round trip: on the dev sets in Neo4j it missed some in 1-6% of questions,
+#: at 4 x k in 9-11% (``bench/quality/neo4j_reads.py``)
 READ_AHEAD = 5
 _WORD = re.compile(r"\w+")
 
