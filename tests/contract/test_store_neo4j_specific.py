@@ -757,6 +757,19 @@ def test_authors_seeks_each_candidate_by_agent_not_the_scopes_memories(neo: Neo4
     assert db_hits(plan) <= 3 * len(words)
 
 
+def _tilted(mid: str, text: str, tilt: float, at: datetime = T0, **fields: Any) -> Memory:
+    """A memory whose vector leans ``tilt`` off the first axis, written at ``at``."""
+    return Memory(
+        id=mid,
+        content=text,
+        created_at=at,
+        valid_from=at,
+        content_hash=content_hash(text),
+        embedding=_vec(0, tilt),
+        **fields,
+    )
+
+
 @pytest.mark.neo4j
 def test_the_server_ranks_the_fetch_with_the_boosted_text_weight_as_python_does(
     neo: Neo4jStore, monkeypatch: pytest.MonkeyPatch
@@ -767,23 +780,11 @@ def test_the_server_ranks_the_fetch_with_the_boosted_text_weight_as_python_does(
     picked what Python picks, on a lone peak, a lone match, a flat top and a tie the
     recency prior breaks."""
     neo.ensure_embedder("t", 8)
-
-    def memory(mid: str, text: str, tilt: float, minutes: int = 0) -> Memory:
-        at = T0 + timedelta(minutes=minutes)
-        return Memory(
-            id=mid,
-            content=text,
-            created_at=at,
-            valid_from=at,
-            content_hash=content_hash(text),
-            embedding=_vec(0, tilt),
-        )
-
-    near = [memory(f"c{i}", "plain memo", 0.01 * i) for i in range(4)]
-    texts = [memory("z", "zebra crossing notes", 9.0)]
-    texts += [memory(f"n{i}", f"other notes {i}", 8.0 + i) for i in range(3)]
+    near = [_tilted(f"c{i}", "plain memo", 0.01 * i) for i in range(4)]
+    texts = [_tilted("z", "zebra crossing notes", 9.0)]
+    texts += [_tilted(f"n{i}", f"other notes {i}", 8.0 + i) for i in range(3)]
     # equal BM25 scores, the later ids the newer: the fetch keeps the newest, not the first
-    tied = [memory(f"t{i}", "tied words", 5.0 + i, minutes=60 * i) for i in range(6)]
+    tied = [_tilted(f"t{i}", "tied words", 5.0 + i, T0 + timedelta(hours=i)) for i in range(6)]
     tied[2] = tied[2].model_copy(update={"importance": 0.9})  # lifted past t3 by importance
     neo.apply(WriteBatch(memories=near + texts + tied))
     hops: list[list[str]] = []
@@ -826,22 +827,9 @@ def test_search_expand_is_one_query_and_redoes_the_hop_when_the_servers_seeds_we
     neo.ensure_embedder("t", 8)
     scoped = neo._index_filters_scope()
     monkeypatch.setattr(neo, "_index_filters_scope", lambda: False)  # the procedure's path
-
-    def memory(mid: str, scope: str, tilt: float) -> Memory:
-        text = f"{scope} notes"
-        return Memory(
-            id=mid,
-            content=text,
-            scope=scope,
-            created_at=T0,
-            valid_from=T0,
-            content_hash=content_hash(text),
-            embedding=_vec(0, tilt),
-        )
-
-    crowd = [memory(f"c{i}", "A", 0.01 * i) for i in range(6)]
-    rare = [memory(f"r{i}", "B", 2.0 + i) for i in range(3)]
-    child = memory("r-child", "B", 9.0)
+    crowd = [_tilted(f"c{i}", "A notes", 0.01 * i, scope="A") for i in range(6)]
+    rare = [_tilted(f"r{i}", "B notes", 2.0 + i, scope="B") for i in range(3)]
+    child = _tilted("r-child", "B notes", 9.0, scope="B")
     neo.apply(
         WriteBatch(
             memories=[*crowd, *rare, child],
