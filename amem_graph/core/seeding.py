@@ -39,6 +39,13 @@ def text_confidence(scores: Sequence[float]) -> float:
     return 1.0 / (1.0 + math.exp(-z)) if z > -50 else 0.0
 
 
+def boosted_text_weight(weight: float, boost: float, peak: float) -> float:
+    """BM25's weight in the fusion for a text list whose best hit stands out by ``peak``
+    (``text_confidence``): raised by ``boost`` x ``peak``, unless the text signal is off. The
+    retriever's fusion and the fetch's ranking (and its Cypher copy) must agree on it."""
+    return weight + boost * peak if weight > 0 else weight
+
+
 def tie_ranks(values: Sequence[float], rel: float = TIE_REL) -> list[tuple[float, int]]:
     """(value, rank) for values sorted best first, equal values sharing the better rank.
 
@@ -122,16 +129,11 @@ class SeedPlan:
     priors: Priors | None = None
 
     def scores(
-        self,
-        vector: Sequence[tuple[str, float]],
-        text: Sequence[tuple[str, float]],
-        text_weight: float | None = None,
+        self, vector: Sequence[tuple[str, float]], text: Sequence[tuple[str, float]]
     ) -> dict[str, float]:
-        """Each hit's fused score (vector part first, so sums match the retriever's fusion),
-        the text list weighted by ``text_weight`` (default the plan's)."""
-        t_weight = self.text_weight if text_weight is None else text_weight
+        """Each hit's fused score (vector part first, so sums match the retriever's fusion)."""
         out: dict[str, float] = {}
-        for weight, pairs in ((self.vector_weight, vector), (t_weight, text)):
+        for weight, pairs in ((self.vector_weight, vector), (self.text_weight, text)):
             ranks = tie_ranks([score for _, score in pairs])
             for (mid, _), (_, rank) in zip(pairs, ranks, strict=True):
                 out[mid] = out.get(mid, 0.0) + weight / (self.rrf_k + rank)
@@ -139,9 +141,10 @@ class SeedPlan:
 
     def fetch_text_weight(self, text: Sequence[tuple[str, float]]) -> float:
         """The text weight the fetch is ranked with: the fusion's for this text list."""
-        if not self.text_boost or not text or self.text_weight <= 0:
+        if not self.text_boost or not text:
             return self.text_weight
-        return self.text_weight + self.text_boost * text_confidence([s for _, s in text])
+        peak = text_confidence([s for _, s in text])
+        return boosted_text_weight(self.text_weight, self.text_boost, peak)
 
     def choose(
         self,

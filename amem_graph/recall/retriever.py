@@ -18,6 +18,7 @@ from amem_graph.core.models import Explanation, Hit, Memory, PathStep, Signal
 from amem_graph.core.seeding import (
     Priors,
     SeedPlan,
+    boosted_text_weight,
     prior_ranks,
     settled,
     text_confidence,
@@ -144,8 +145,7 @@ def _weights(cfg: RetrievalConfig, text_peak: float = 0.0) -> dict[str, float]:
     """Signal name -> its weight in the fusion; BM25's rises by ``text_boost`` x
     ``text_peak`` (0-1: how much its best hit stands out, ``text_confidence``)."""
     out = {s: float(getattr(cfg, f"{s}_weight")) for s in RELEVANCE_SIGNALS + PRIOR_SIGNALS}
-    if out["text"] > 0:
-        out["text"] += cfg.text_boost * text_peak
+    out["text"] = boosted_text_weight(out["text"], cfg.text_boost, text_peak)
     return out
 
 
