@@ -271,8 +271,13 @@ class HybridRetriever:
         """What recall searches for (and embeds): ``query`` without the agents it names that
         wrote a memory ``flt`` admits, when the re-scoring uses them (``names.py``). A caller
         passing its own ``query_vector`` to ``search`` should embed this text."""
-        words = self._name_words(query, config or self.config)
-        return names.without(query, self.store.authors(words, flt)) if words else query
+        return self._cut(query, self._name_words(query, config or self.config), flt)[0]
+
+    def _cut(self, query: str, words: list[str], flt: MemoryFilter) -> tuple[str, set[str]]:
+        """(``query`` without those of ``words`` that wrote a memory ``flt`` admits, asked of
+        the store; those agents)."""
+        authors = self.store.authors(words, flt) if words else set()
+        return names.without(query, authors), authors
 
     @staticmethod
     def _name_words(query: str, cfg: RetrievalConfig) -> list[str]:
@@ -312,12 +317,12 @@ class HybridRetriever:
         """
         n_vector, n_text = depths
         words = self._name_words(query, cfg)
-        key = replace(flt, as_of=None)  # recall's as_of is its own time: not part of the key
         speculates = bool(words) and reads_ahead(self.store)
+        # recall's as_of is its own time: not part of the key
+        key = replace(flt, as_of=None) if speculates else None
         guess = self._known.guess(key, words) if speculates else None
         if guess is None:
-            authors = self.store.authors(words, flt) if words else set()
-            searched = names.without(query, authors)
+            searched, authors = self._cut(query, words, flt)
             vector = self._vector(searched, n_vector, given)
             start = self.store.search_expand(vector, searched, n_vector, n_text, flt, plan)
             if speculates:
