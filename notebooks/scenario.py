@@ -63,7 +63,8 @@ def open_graph() -> MemoryGraph:
                 f"{uri} already holds memories; these notebooks seed their own scenario. "
                 "Point NEO4J_URI at an empty database, or set AMEM_NOTEBOOK_WIPE=1 to wipe it."
             )
-        mg.store.wipe()  # type: ignore[attr-defined]
+        # the data only: rebuilt indexes would make the server compile each statement anew
+        mg.store.wipe(keep_indexes=True)  # type: ignore[attr-defined]
         mg.close()
         mg = MemoryGraph.open(uri, embedder="hashing")  # records the embedder afresh
     return mg

@@ -48,7 +48,9 @@ def open_neo4j_store(uri: str | None = None) -> Neo4jStore:
             pytest.fail(f"Neo4j is required in CI and is not reachable: {exc}")
         hint = "run: NEO4J_PORT=7699 scripts/neo4j-local start"
         pytest.skip(f"Neo4j not reachable at {target} ({exc}); {hint}")
-    store.wipe()
+    # the indexes stay: rebuilding them would make the server compile every statement anew,
+    # ~1 s each, in every test (the fast wipe leaves no trace in scores: a test checks it)
+    store.wipe(keep_indexes=True)
     return store
 
 

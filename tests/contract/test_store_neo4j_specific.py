@@ -521,6 +521,60 @@ def test_wipe_empties_the_store_and_drops_only_the_vector_index(neo: Neo4jStore)
     assert dims[0]["options"]["indexConfig"]["vector.dimensions"] == 384
 
 
+def _text_scores(store: Neo4jStore, texts: list[str], query_text: str) -> dict[str, float]:
+    graph = MemoryGraph(store, HashingEmbedder(256))
+    for i, text in enumerate(texts):
+        graph.remember(text, agent="a1", id=f"m{i}")
+    return dict(store.text_search(query_text, 10, MemoryFilter()))
+
+
+@pytest.mark.neo4j
+def test_wipe_keeping_the_indexes_scores_text_as_a_fresh_store_does(neo: Neo4jStore) -> None:
+    """The fast wipe keeps the index (and so the server's compiled plans), yet no statistic
+    of the data it deleted leaks into the next load's BM25 scores."""
+    neo.wipe()  # indexes built anew: the scores of a fresh store
+    texts = ["the cat sat on the mat", "dogs chase the cat", "tea in the morning", "red mat"]
+    fresh = _text_scores(neo, texts, "cat mat")
+    assert len(fresh) == 3
+    # other data weighs "cat" differently: counted after the wipe, it would move every score
+    graph = MemoryGraph(neo, HashingEmbedder(256))
+    graph.remember_many([{"content": f"cat number {i}", "agent": "a2"} for i in range(40)])
+    index_id = query(neo, "SHOW INDEXES YIELD name, id WHERE name = $n RETURN id", n="memory_text")
+    neo.wipe(keep_indexes=True)
+    assert neo.counts() == {} and neo.embedder_info() is None
+    again = _text_scores(neo, texts, "cat mat")
+    assert again.keys() == fresh.keys()
+    for key, score in fresh.items():
+        assert again[key] == pytest.approx(score, rel=1e-6), key
+    after = query(neo, "SHOW INDEXES YIELD name, id WHERE name = $n RETURN id", n="memory_text")
+    assert after == index_id  # kept, not rebuilt
+
+
+@pytest.mark.neo4j
+def test_wipe_keeping_the_indexes_drops_a_vector_index_this_server_would_not_build(
+    neo: Neo4jStore,
+) -> None:
+    neo.ensure_embedder("hashing-8", 8)
+    kept = query(neo, "SHOW INDEXES YIELD name, id WHERE name = $n RETURN id", n=VECTOR_INDEX)
+    neo.wipe(keep_indexes=True)
+    assert query(neo, "SHOW INDEXES YIELD name, id WHERE name = $n RETURN id", n=VECTOR_INDEX) == (
+        kept
+    )
+    if not server_has_scoped_index(neo.server_version):
+        return  # Neo4j 5 builds only the plain index, kept above
+    # an index without the scope, as an earlier release made it on this server
+    query(neo, f"DROP INDEX {VECTOR_INDEX}")
+    plain = next(st for st in schema_statements()[1] if not st.startswith("CYPHER 25 "))
+    neo._driver.execute_query(plain, {"dims": 8}, database_=neo.database)
+    neo.wipe(keep_indexes=True)
+    assert query(neo, "SHOW INDEXES YIELD name WHERE name = $n RETURN name", n=VECTOR_INDEX) == []
+    neo.ensure_embedder("hashing-8", 8)
+    props = query(
+        neo, "SHOW INDEXES YIELD name, properties WHERE name = $n RETURN *", n=VECTOR_INDEX
+    )
+    assert props[0]["properties"] == ["embedding", "scope"]
+
+
 @pytest.mark.neo4j
 def test_vector_index_holds_the_scope_on_servers_that_can_filter_by_it(neo: Neo4jStore) -> None:
     """Neo4j 2026.01+ gets the index ``SEARCH`` filters by scope in; Neo4j 5 the plain one.
@@ -565,6 +619,7 @@ def test_an_index_without_the_scope_is_kept_and_still_searched(neo: Neo4jStore) 
     """A store whose index lacks the scope (made by an earlier release, or on Neo4j 5 then
     moved to 2026.x) keeps it: a connect never rebuilds a big index. Searches use the procedure."""
     plain = next(st for st in schema_statements()[1] if not st.startswith("CYPHER "))
+    query(neo, f"DROP INDEX {VECTOR_INDEX} IF EXISTS")  # the fixture's wipe keeps the index
     query(neo, plain, dims=8)
     query(neo, "CALL db.awaitIndexes(60)")
     embedder = HashingEmbedder(8)
