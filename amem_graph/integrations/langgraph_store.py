@@ -5,8 +5,10 @@
   below it.
 * Version ``n`` of an item is memory ``lg-…-n`` holding the value as JSON. A put over a live
   key writes version ``n + 1`` that supersedes ``n`` (kept, ``superseded``, in ``history``);
-  putting the same value again writes nothing. A delete retracts the live version (audited,
-  undone by ``MemoryGraph.restore``); ``MemoryGraph.forget`` is the hard erasure.
+  putting the same value again (keys in any order) writes nothing. A delete retracts the live
+  version and the versions it superseded, in one retraction (audited, undone by
+  ``MemoryGraph.restore``); retracting the live one alone would bring back the one before it.
+  ``MemoryGraph.forget`` is the hard erasure.
 * ``search`` with a ``query`` is the hybrid recall; every item read in an episode (bind one
   with ``bind``) is logged as a READ edge, so outcomes credit it and retraction finds it.
 * Items are ``AmemItem``/``AmemSearchItem``: LangGraph ``Item``s with one more attribute,
@@ -62,6 +64,8 @@ except ImportError as exc:  # pragma: no cover - exercised without the extra
 
 #: how much deeper than the page a filtered or shared-scope search recalls, per retry
 _GROWTH = 4
+#: a key's current run of versions: the live one and those it superseded (an item's times
+#: are read from them, and a delete retracts them all)
 _HISTORY = ("active", "superseded")
 
 
@@ -116,6 +120,11 @@ class _Versions:
         return max(alive, key=lambda vm: vm[0]) if alive else None
 
     @property
+    def revivable(self) -> list[str]:
+        """The live version and those it superseded: what a delete retracts."""
+        return [m.id for _, m in sorted(self.by_version.items()) if m.status in _HISTORY]
+
+    @property
     def last(self) -> int:
         return max(self.by_version, default=0)
 
@@ -127,6 +136,14 @@ class _Versions:
         ):
             first -= 1
         return self.by_version[first].created_at
+
+
+def _same_value(stored: str, content: str) -> bool:
+    """Whether two JSON texts hold the same value: keys in another order are the same value
+    (a put of it writes nothing), ``1`` and ``1.0`` are not."""
+    return json.dumps(json.loads(stored), sort_keys=True) == json.dumps(
+        json.loads(content), sort_keys=True
+    )
 
 
 def _versions(
@@ -380,8 +397,10 @@ class AmemStore(BaseStore):
             live = found.live
             if content is None:
                 if live is not None:
-                    deletes.append(live[1].id)
-            elif live is None or live[1].content != content:
+                    # every version a later retract could bring back: retracting the live one
+                    # alone would put the version it superseded back in its place
+                    deletes.extend(found.revivable)
+            elif live is None or not _same_value(live[1].content, content):
                 items.append(
                     {
                         "content": content,

@@ -65,6 +65,33 @@ def test_a_delete_retracts_reversibly(store: AmemStore, mg: MemoryGraph) -> None
     assert again.created_at > restored.created_at
 
 
+def test_a_delete_takes_every_version_and_brings_none_back(
+    store: AmemStore, mg: MemoryGraph
+) -> None:
+    """Retracting only the live version would put the one it superseded back in its place."""
+    store.put(ALICE, "food", {"likes": "pizza"})
+    store.put(ALICE, "food", {"likes": "sushi"})
+    store.delete(ALICE, "food")
+    assert store.get(ALICE, "food") is None
+    assert store.search(ALICE) == [] and store.search(ALICE, query="pizza") == []
+    assert [h.provenance.status for h in store.history(ALICE, "food")] == ["retracted"] * 2
+    [event] = mg.audit(kind="retract")
+    assert event.retraction_id is not None
+    mg.restore(event.retraction_id)  # the key as it was: sushi live, pizza behind it
+    assert [(h.value, h.provenance.status) for h in store.history(ALICE, "food")] == [
+        ({"likes": "pizza"}, "superseded"),
+        ({"likes": "sushi"}, "active"),
+    ]
+
+
+def test_the_same_value_with_its_keys_in_another_order_writes_nothing(store: AmemStore) -> None:
+    store.put(ALICE, "food", {"likes": "pizza", "n": 1})
+    store.put(ALICE, "food", {"n": 1, "likes": "pizza"})
+    assert len(store.history(ALICE, "food")) == 1
+    store.put(ALICE, "food", {"likes": "pizza", "n": 1.0})  # another JSON value: a version
+    assert len(store.history(ALICE, "food")) == 2
+
+
 def test_namespaces_never_read_each_other(store: AmemStore, mg: MemoryGraph) -> None:
     store.put(ALICE, "secret", {"text": "alice's vpn password rotates on mondays"})
     store.put(("users", "alice2"), "secret", {"text": "alice2's vpn password is long"})
