@@ -528,6 +528,15 @@ def _text_scores(store: Neo4jStore, texts: list[str], query_text: str) -> dict[s
     return dict(store.text_search(query_text, 10, MemoryFilter()))
 
 
+def _index(store: Neo4jStore, name: str) -> list[dict[str, Any]]:
+    """``SHOW INDEXES`` of the index ``name`` (its id and properties), or [] if there is none."""
+    return query(
+        store,
+        "SHOW INDEXES YIELD name, id, properties WHERE name = $n RETURN id, properties",
+        n=name,
+    )
+
+
 @pytest.mark.neo4j
 def test_wipe_keeping_the_indexes_scores_text_as_a_fresh_store_does(neo: Neo4jStore) -> None:
     """The fast wipe keeps the index (and so the server's compiled plans), yet no statistic
@@ -539,15 +548,14 @@ def test_wipe_keeping_the_indexes_scores_text_as_a_fresh_store_does(neo: Neo4jSt
     # other data weighs "cat" differently: counted after the wipe, it would move every score
     graph = MemoryGraph(neo, HashingEmbedder(256))
     graph.remember_many([{"content": f"cat number {i}", "agent": "a2"} for i in range(40)])
-    index_id = query(neo, "SHOW INDEXES YIELD name, id WHERE name = $n RETURN id", n="memory_text")
+    before = _index(neo, "memory_text")
     neo.wipe(keep_indexes=True)
     assert neo.counts() == {} and neo.embedder_info() is None
     again = _text_scores(neo, texts, "cat mat")
     assert again.keys() == fresh.keys()
     for key, score in fresh.items():
         assert again[key] == pytest.approx(score, rel=1e-6), key
-    after = query(neo, "SHOW INDEXES YIELD name, id WHERE name = $n RETURN id", n="memory_text")
-    assert after == index_id  # kept, not rebuilt
+    assert _index(neo, "memory_text") == before  # kept, not rebuilt
 
 
 @pytest.mark.neo4j
@@ -555,24 +563,19 @@ def test_wipe_keeping_the_indexes_drops_a_vector_index_this_server_would_not_bui
     neo: Neo4jStore,
 ) -> None:
     neo.ensure_embedder("hashing-8", 8)
-    kept = query(neo, "SHOW INDEXES YIELD name, id WHERE name = $n RETURN id", n=VECTOR_INDEX)
+    kept = _index(neo, VECTOR_INDEX)
     neo.wipe(keep_indexes=True)
-    assert query(neo, "SHOW INDEXES YIELD name, id WHERE name = $n RETURN id", n=VECTOR_INDEX) == (
-        kept
-    )
+    assert _index(neo, VECTOR_INDEX) == kept
     if not server_has_scoped_index(neo.server_version):
         return  # Neo4j 5 builds only the plain index, kept above
     # an index without the scope, as an earlier release made it on this server
     query(neo, f"DROP INDEX {VECTOR_INDEX}")
     plain = next(st for st in schema_statements()[1] if not st.startswith("CYPHER 25 "))
-    neo._driver.execute_query(plain, {"dims": 8}, database_=neo.database)
+    query(neo, plain, dims=8)
     neo.wipe(keep_indexes=True)
-    assert query(neo, "SHOW INDEXES YIELD name WHERE name = $n RETURN name", n=VECTOR_INDEX) == []
+    assert _index(neo, VECTOR_INDEX) == []
     neo.ensure_embedder("hashing-8", 8)
-    props = query(
-        neo, "SHOW INDEXES YIELD name, properties WHERE name = $n RETURN *", n=VECTOR_INDEX
-    )
-    assert props[0]["properties"] == ["embedding", "scope"]
+    assert _index(neo, VECTOR_INDEX)[0]["properties"] == ["embedding", "scope"]
 
 
 @pytest.mark.neo4j
