@@ -170,22 +170,32 @@ def _provenance(memory: Memory, version: int) -> ItemProvenance:
 
 
 class _ItemScopes:
-    """The scopes that ever held an item, keyed by the store's count of sources (see above)."""
+    """The scopes that ever held an item, and the id stems of their items
+    (``ns.item_stem``), keyed by the store's count of sources (see above)."""
 
     def __init__(self) -> None:
         self._lock = threading.Lock()
-        self._cached: tuple[int, frozenset[str]] | None = None
+        self._cached: tuple[int, dict[str, frozenset[str]]] | None = None
 
-    def get(self, graph: MemoryGraph) -> frozenset[str]:
+    def stems(self, graph: MemoryGraph) -> dict[str, frozenset[str]]:
+        """Scope -> the id stems of every item ever written in it."""
         count = graph.store.counts().get(SOURCE, 0)  # read before the scan: never too new
         with self._lock:
             if self._cached is not None and self._cached[0] == count:
                 return self._cached[1]
-        parsed = (ns.parse_source(uri) for uri in graph.sources(ns.SOURCE_PREFIX))
-        scopes = frozenset(p[0] for p in parsed if p is not None)
+        found: dict[str, set[str]] = {}
+        for uri in graph.sources(ns.SOURCE_PREFIX):
+            parsed = ns.parse_source(uri)
+            if parsed is not None:
+                found.setdefault(parsed[0], set()).add(ns.item_stem(*parsed))
+        stems = {scope: frozenset(s) for scope, s in found.items()}
         with self._lock:
-            self._cached = (count, scopes)
-        return scopes
+            self._cached = (count, stems)
+        return stems
+
+    def get(self, graph: MemoryGraph) -> frozenset[str]:
+        """The scopes of every namespace that ever held an item."""
+        return frozenset(self.stems(graph))
 
 
 class AmemStore(BaseStore):
@@ -429,20 +439,26 @@ class AmemStore(BaseStore):
         return sorted(s for s in found if ns.under(s[len(ns.SCOPE_PREFIX) :], head))
 
     def _live_namespaces(self) -> set[tuple[str, ...]]:
-        """The namespaces with a live item: an active memory holding a version of a key. One
-        small read per namespace (its first active memory is an item, but for other writers')."""
+        """The namespaces with a live item: an active memory holding a version of a key.
+
+        One read for all of them (``GraphStore.one_per_scope``): an active memory of each
+        scope that ever held an item. It holds a version when its id is made of one of the
+        scope's item stems; when it is another writer's memory, the scope is read whole for
+        an item. (A read per namespace made 2,000 namespaces take 2 s on Neo4j.)
+        """
+        stems = self._scopes.stems(self.graph)
+        if not stems:
+            return set()
+        one = self.graph.store.one_per_scope(self.graph.memory_filter(sorted(stems)))
         out = set()
-        for scope in sorted(self._scopes.get(self.graph)):
+        for scope, mid in one.items():
             namespace = ns.scope_namespace(scope)
-            first = self.graph.find(scope, limit=1)
-            if namespace and first and not self._is_item(first[0]):
-                first = [m for m in self.graph.find(scope) if self._is_item(m)]
-            if namespace and first:
+            held = ns.memory_stem(mid) in stems[scope] or any(
+                ns.memory_stem(m.id) in stems[scope] for m in self.graph.find(scope)
+            )
+            if namespace and held:
                 out.add(namespace)
         return out
-
-    def _is_item(self, memory: Memory) -> bool:
-        return ns.item_version(memory.id, memory.scope, self._key(memory)) is not None
 
     @staticmethod
     def _key(memory: Memory) -> str:

@@ -99,13 +99,26 @@ def _digest(scope: str, key: str) -> str:
     return hashlib.sha256(f"{scope}\x00{key}".encode()).hexdigest()[:32]
 
 
+def item_stem(scope: str, key: str) -> str:
+    """What the ids of an item's memories start with: ``lg-<digest of scope and key>-``."""
+    return f"lg-{_digest(scope, key)}-"
+
+
 def item_memory_id(scope: str, key: str, version: int) -> str:
     """The memory holding version ``version`` (from 1) of an item."""
-    return f"lg-{_digest(scope, key)}-{version}"
+    return f"{item_stem(scope, key)}{version}"
 
 
 def item_version(memory_id: str, scope: str, key: str) -> int | None:
     """The version a memory holds of this item, or None if it holds none of it."""
-    stem = f"lg-{_digest(scope, key)}-"
+    stem = item_stem(scope, key)
     tail = memory_id[len(stem) :]
     return int(tail) if memory_id.startswith(stem) and tail.isdigit() else None
+
+
+def memory_stem(memory_id: str) -> str | None:
+    """The ``item_stem`` a memory id is made of, or None for an id no item version has."""
+    stem, _, tail = memory_id.rpartition("-")
+    if not memory_id.startswith("lg-") or not tail.isdigit() or len(stem) != 35:
+        return None
+    return stem + "-"

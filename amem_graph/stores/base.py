@@ -455,6 +455,12 @@ class GraphStore(Protocol):
         Scoped by the filter, so an agent of another tenant is never one."""
         ...
 
+    def one_per_scope(self, flt: MemoryFilter) -> dict[str, str]:
+        """Scope -> the id of one memory in it the filter admits (any one), for each of the
+        filter's scopes that holds one; one round trip whatever their number (which
+        namespaces of a LangGraph store are live: ``AmemStore.list_namespaces``)."""
+        ...
+
     def statuses(self, ids: Iterable[str]) -> dict[str, str]:
         """Memory id -> status, for the ids that exist (one round trip for many ids)."""
         ...

@@ -700,6 +700,7 @@ def test_every_read_path_applies_the_filter(s: GraphStore, name: str) -> None:
     flt = FILTERS[name]
     admitted = {m.id for m in mems if flt.admits(m)}
     everything = [m.id for m in mems]
+    scope_of = {m.id: m.scope for m in mems}
 
     assert {i for i, _ in s.vector_search(axis(0), 50, flt)} == admitted
     assert {i for i, _ in s.text_search("harbor", 50, flt)} == admitted
@@ -708,6 +709,10 @@ def test_every_read_path_applies_the_filter(s: GraphStore, name: str) -> None:
     assert {m.id for m in s.find_memories(flt)} == admitted
     authors = {m.agent for m in mems if m.id in admitted and m.agent}
     assert s.authors(["ag1", "ag2", "AG1", "nobody", "ag1"], flt) == authors
+    if flt.scopes is not None:
+        one = s.one_per_scope(flt)
+        assert set(one) == {m.scope for m in mems if m.id in admitted}
+        assert all(mid in admitted and scope_of[mid] == scope for scope, mid in one.items())
     # with k=1, the admitted memory nearest the query (the least tilted one) wins
     if admitted:
         best = next(m.id for m in mems if m.id in admitted)
@@ -724,6 +729,31 @@ def test_authors_follow_writes_and_retractions(s: GraphStore) -> None:
     s.apply(WriteBatch(memory_updates=[MemoryUpdate("a", changes={"status": "retracted"})]))
     assert s.authors(["avery", "blake"], scoped) == {"blake"}
     assert s.authors(["avery", "blake"], MemoryFilter(scopes=("B",))) == set()
+
+
+def test_one_per_scope_answers_for_each_scope_holding_an_admitted_memory(s: GraphStore) -> None:
+    s.apply(
+        WriteBatch(
+            memories=[
+                mem("a1", vec=axis(0), scope="A"),
+                mem("a2", vec=axis(1), scope="A"),
+                mem("b1", vec=axis(2), scope="B"),
+                mem("c1", vec=axis(3), scope="C"),
+            ]
+        )
+    )
+    three = MemoryFilter(scopes=("A", "B", "C", "none", "A"))
+    one = s.one_per_scope(three)
+    assert set(one) == {"A", "B", "C"} and one["A"] in {"a1", "a2"}
+    assert (one["B"], one["C"]) == ("b1", "c1")
+    s.apply(WriteBatch(memory_updates=[MemoryUpdate("b1", changes={"status": "retracted"})]))
+    s.apply(WriteBatch(memory_updates=[MemoryUpdate(one["A"], changes={"status": "retracted"})]))
+    left = s.one_per_scope(three)
+    assert left == {"A": ({"a1", "a2"} - {one["A"]}).pop(), "C": "c1"}
+    assert s.one_per_scope(MemoryFilter(scopes=("B",), statuses=("retracted",))) == {"B": "b1"}
+    assert s.one_per_scope(MemoryFilter(scopes=())) == {}
+    with pytest.raises(ValidationError, match="scopes"):
+        s.one_per_scope(MemoryFilter(scopes=None))
 
 
 def test_rank_fields_are_the_memory_s_own_and_follow_updates(s: GraphStore) -> None:

@@ -242,6 +242,14 @@ class _Mirror:
         present = np.isin(np.fromiter(known.values(), np.int32), self.agent[:n][self.mask(flt)])
         return {a for a, hit in zip(known, present.tolist(), strict=True) if hit}
 
+    def one_per_scope(self, flt: MemoryFilter) -> dict[str, str]:
+        """Scope -> the first row of it the filter admits (``GraphStore.one_per_scope``)."""
+        positions = self.admitted(flt)[1]
+        codes, first = np.unique(self.scope[positions], return_index=True)
+        names = {code: name for name, code in self.codes["scope"].items()}
+        at = positions[first].tolist()
+        return {names[c]: self.ids[i] for c, i in zip(codes.tolist(), at, strict=True)}
+
     def mask(self, flt: MemoryFilter) -> np.ndarray:
         """Positions the filter admits, as a mask over the rows (see ``admitted``)."""
         return self.admitted(flt)[0]

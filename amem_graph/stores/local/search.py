@@ -257,6 +257,11 @@ class LocalSearch(LocalConnection):
 
         return self._guard("finding authors", run)
 
+    def one_per_scope(self, flt: MemoryFilter) -> dict[str, str]:
+        if flt.scopes is None:
+            raise ValidationError("one_per_scope needs a filter with scopes")
+        return self._guard("finding scopes", lambda: self._fresh_mirror().one_per_scope(flt))
+
     def rank_fields(self, ids: Iterable[str], flt: MemoryFilter) -> dict[str, RankFields]:
         id_list = list(dict.fromkeys(ids))
 

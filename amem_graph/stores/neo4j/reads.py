@@ -51,6 +51,16 @@ WITH aid WHERE EXISTS {
 }
 RETURN collect(aid) AS ids
 """
+#: ``one_per_scope``: a seek of the scope index per scope, stopped at its first admitted memory
+_Q_ONE_PER_SCOPE: Final = """
+UNWIND $scopes AS sid
+CALL {
+  WITH sid
+  MATCH (m:Memory) WHERE m.scope = sid AND %FILTER%
+  RETURN m.id AS mid LIMIT 1
+}
+RETURN collect([sid, mid]) AS pairs
+"""
 _Q_FIND_MEMORIES: Final = """
 MATCH (m:Memory)
 WHERE %FILTER%
@@ -207,6 +217,19 @@ class Neo4jReads(Neo4jConnection):
 
     def authors(self, agent_ids: Iterable[str], flt: MemoryFilter) -> set[str]:
         return self._ids_under(_Q_AUTHORS, "agents", agent_ids, flt, "finding authors")
+
+    def one_per_scope(self, flt: MemoryFilter) -> dict[str, str]:
+        if flt.scopes is None:
+            raise ValidationError("one_per_scope needs a filter with scopes")
+        where, params = _filter_clause(flt)
+        params["scopes"] = list(dict.fromkeys(flt.scopes))
+        query = _cypher(_Q_ONE_PER_SCOPE).replace("%FILTER%", where)
+
+        def read(tx: _Reader) -> dict[str, str]:
+            pairs = tx.run(query, params).single(strict=True)["pairs"]
+            return {str(scope): str(mid) for scope, mid in pairs}
+
+        return self._guard("finding scopes", lambda: self._read(read))
 
     def _ids_under(
         self,
