@@ -85,17 +85,23 @@ def prior_ranks(
 ) -> dict[str, list[tuple[str, tuple[float, int]]]]:
     """The fusion's two priors for ids with (created_at, importance): signal -> (id,
     (value, tie-aware rank)), best first, ties by id. Recency is a half-life decay of the age
-    at ``now`` (seconds), importance the memory's own."""
-    values: dict[str, list[tuple[float, str]]] = {"recency": [], "importance": []}
-    for mid, (created, importance) in fields.items():  # a plain loop: every candidate
-        age = max(0.0, now - created)
-        values["recency"].append((-math.pow(0.5, age / half_life), mid))
-        values["importance"].append((-importance, mid))
+    at ``now`` (seconds), importance the memory's own.
+
+    Runs twice a recall over every candidate: the ids are sorted once, then each signal by a
+    stable sort on its float alone (the order of sorting (value, id) pairs, at ~2/3 the cost).
+    """
+    by_id = sorted(fields)
+    negated: dict[str, dict[str, float]] = {"recency": {}, "importance": {}}
+    recency, importance = negated["recency"], negated["importance"]
+    for mid, (created, weight) in fields.items():  # a plain loop: every candidate
+        age = now - created
+        recency[mid] = -math.pow(0.5, (age if age > 0.0 else 0.0) / half_life)
+        importance[mid] = -weight
     out: dict[str, list[tuple[str, tuple[float, int]]]] = {}
-    for signal, pairs in values.items():
-        pairs.sort()  # best first, ties by id
-        ranks = tie_ranks([-negated for negated, _ in pairs])
-        out[signal] = [(mid, ranked) for (_, mid), ranked in zip(pairs, ranks, strict=True)]
+    for signal, values in negated.items():
+        order = sorted(by_id, key=values.__getitem__)  # best first, ties by id
+        ranks = tie_ranks([-values[mid] for mid in order])
+        out[signal] = list(zip(order, ranks, strict=True))
     return out
 
 

@@ -29,10 +29,17 @@ def _aware(value: datetime) -> datetime:
     return value.astimezone(UTC)
 
 
+#: values the driver hands over as they are (no temporal value to convert)
+_PLAIN: Final = frozenset({str, int, float, bool, type(None)})
+
+
 def _native(value: Any) -> Any:
     """Driver temporal values to Python ones, recursively through lists."""
-    if isinstance(value, list):
-        return [_native(v) for v in value]
+    kind = type(value)
+    if kind in _PLAIN:
+        return value
+    if kind is list:
+        return [v if type(v) in _PLAIN else _native(v) for v in value]
     to_native = getattr(value, "to_native", None)
     if to_native is not None:
         return to_native()
@@ -126,10 +133,15 @@ def _time_pair(value: datetime | None) -> list[int] | None:
 
 def _memory_data(props: Mapping[str, Any]) -> dict[str, Any]:
     """Memory fields from a node's properties (times as DateTime or epoch microseconds)."""
-    data = {k: _native(v) for k, v in props.items() if k not in _INTERNAL_MEMORY_PROPS}
+    # every read of memories parses each of their ~27 properties: scalars skip the call
+    data = {
+        k: v if type(v) in _PLAIN else _native(v)
+        for k, v in props.items()
+        if k not in _INTERNAL_MEMORY_PROPS
+    }
     for key in _MEMORY_TIMES:
         value = data.get(key)
-        if isinstance(value, int):
+        if type(value) is int:
             data[key] = _EPOCH + timedelta(microseconds=value)
         elif isinstance(value, datetime) and value.tzinfo is not None:
             data[key] = value.astimezone(UTC)
