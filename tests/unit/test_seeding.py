@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import random
 from dataclasses import replace
 
 import pytest
@@ -105,3 +106,27 @@ def test_the_fetch_leaves_out_the_tie_group_that_ends_a_full_list() -> None:
     assert PLAN.fetch_ranking([], text, {}, (0, 3)) == ["a"]
     assert PLAN.fetch_ranking([], text, {}, (0, 4)) == ["a", "b", "c"]  # not full: all kept
     assert PLAN.choose([("b", 0.9)], text, None, (1, 3)) == (["b", "a"], ["b", "a"])
+
+
+def test_prior_ranks_order_by_value_then_id_with_tie_aware_ranks() -> None:
+    """The fast sort (ids once, then a stable sort on each value) must give the order of
+    sorting (negated value, id) pairs, future dates counting as now, equal values sharing
+    the better rank."""
+    rng = random.Random(7)
+    day, now = 86_400.0, 1_000 * 86_400.0
+    for _ in range(200):
+        ids = rng.sample([f"m{i}" for i in range(60)], rng.randint(0, 40))
+        fields = {
+            mid: (now - rng.choice([0.0, -day, 1.0, 3 * day, rng.random() * 90 * day]),
+                  rng.choice([0.1, 0.5, 0.5, 0.9]))
+            for mid in ids
+        }  # fmt: skip
+        ranked = prior_ranks(fields, now, 30 * day)
+        for signal, value in (
+            ("recency", lambda c, i: 0.5 ** (max(0.0, now - c) / (30 * day))),
+            ("importance", lambda c, i: i),
+        ):
+            want = sorted(fields, key=lambda m, v=value: (-v(*fields[m]), m))  # type: ignore[misc]
+            assert [mid for mid, _ in ranked[signal]] == want
+            values = [v for _, (v, _) in ranked[signal]]
+            assert [r for _, (_, r) in ranked[signal]] == [r for _, r in tie_ranks(values)]
