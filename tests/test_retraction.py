@@ -300,6 +300,38 @@ def test_forgotten_memory_does_not_break_restore(mg: MemoryGraph, world: World) 
     assert mg.get(world.written1).status == "active"
 
 
+def _versions(mg: MemoryGraph) -> dict[str, str]:
+    """v1, superseded by v2 (the current version); their statuses from now on."""
+    mg.remember("the vpn is ops-eu", id="v1", scope="erasure")
+    mg.remember("the vpn is ops-us", id="v2", scope="erasure", supersedes="v1")
+    return mg.store.statuses(["v1", "v2"])
+
+
+def test_erasing_the_new_version_while_the_old_is_retracted_restores_the_old_as_current(
+    mg: MemoryGraph,
+) -> None:
+    """Found by the retraction model test: the hold kept "superseded" as the status to
+    restore, and the restore put v1 back as superseded by a memory that no longer exists."""
+    assert _versions(mg) == {"v1": "superseded", "v2": "active"}
+    report = mg.retract("v1", reason="wrong too", cascade=False)
+    mg.forget("v2", reason="erasure request")
+    mg.restore(report.id)
+    assert mg.store.statuses(["v1", "v2"]) == {"v1": "active"}
+
+
+def test_erasing_a_retracted_new_version_leaves_the_old_current_after_the_restore(
+    mg: MemoryGraph,
+) -> None:
+    """Retracting v2 put v1 back; the restore re-superseded v1 even once v2 was erased."""
+    _versions(mg)
+    report = mg.retract("v2", reason="wrong", cascade=False)
+    assert report.unsuperseded == ["v1"]
+    mg.forget("v2", reason="erasure request")
+    mg.restore(report.id)
+    assert mg.store.statuses(["v1", "v2"]) == {"v1": "active"}
+    assert [h.memory.id for h in mg.recall("vpn", scope="erasure")] == ["v1"]
+
+
 def test_restore_keeps_a_superseded_memory_superseded(mg: MemoryGraph, world: World) -> None:
     mg.store.apply(WriteBatch(memory_updates=[MemoryUpdate(world.clean, {"status": "superseded"})]))
     report = mg.retract(world.clean, reason="wrong too", cascade=False)

@@ -19,6 +19,8 @@ from datetime import datetime
 from amem_graph.core.models import Memory
 from amem_graph.core.schema import MEMORY_VERSION
 from amem_graph.core.versions import NoteState, NoteVersion, undo_state
+from amem_graph.provenance import undo
+from amem_graph.provenance.retraction import active_holds
 from amem_graph.stores.base import EdgeWrite, GraphStore, MemoryUpdate, NodeWrite, WriteBatch
 
 _DAY = 86_400.0
@@ -110,6 +112,9 @@ def plan_erasure(store: GraphStore, ids: Sequence[str]) -> WriteBatch:
 
 
 def _unsupersede(store: GraphStore, gone: set[str], batch: WriteBatch) -> None:
+    """Put back what the erased memories superseded, unless another live memory supersedes it
+    too. One a retraction holds keeps its status, and the holds' base status is rewritten
+    instead, so that the restore brings it back as current (not as superseded by nothing)."""
     olds = {e.dst: e for e in store.edges(sorted(gone), ["SUPERSEDES"], "out") if e.dst not in gone}
     if not olds:
         return
@@ -117,7 +122,12 @@ def _unsupersede(store: GraphStore, gone: set[str], batch: WriteBatch) -> None:
     live = store.statuses(sorted({e.src for e in rivals}))
     still = {e.dst for e in rivals if live.get(e.src) not in ("retracted", "quarantined")}
     status = store.statuses(sorted(olds))
+    holds = active_holds(store, sorted(olds))
     for old, e in sorted(olds.items()):
-        if old not in still and status.get(old) == "superseded":
-            back = str(e.props.get("previous_status") or "active")
+        if old in still:
+            continue
+        back = str(e.props.get("previous_status") or "active")
+        if status.get(old) == "superseded":
             batch.memory_updates.append(MemoryUpdate(old, changes={"status": back}))
+        elif any(h.props.get("base_status") == "superseded" for h in holds.get(old, [])):
+            undo.rebase(batch, holds[old], back)

@@ -110,7 +110,7 @@ def unsupersede(
         if status[old] == "superseded":
             batch.memory_updates.append(MemoryUpdate(old, changes={"status": back}))
         elif any(h.props.get("base_status") == "superseded" for h in holds.get(old, [])):
-            _rebase(batch, holds[old], back)
+            rebase(batch, holds[old], back)
         else:
             continue
         batch.edges.append(EdgeWrite("RETRACTED", rid, old, props, key="unsuperseded"))
@@ -118,7 +118,8 @@ def unsupersede(
     return out
 
 
-def _rebase(batch: WriteBatch, holds: Sequence[Edge], base: str) -> None:
+def rebase(batch: WriteBatch, holds: Sequence[Edge], base: str) -> None:
+    """Rewrite the base status the retractions holding a memory will restore it to."""
     for h in holds:
         batch.edges.append(EdgeWrite("RETRACTED", h.src, h.dst, {"base_status": base}, key=h.key))
 
@@ -151,14 +152,19 @@ def _resupersede(
     holds: Mapping[str, Sequence[Edge]],
     batch: WriteBatch,
 ) -> None:
-    by = [str(x) for x in e.props.get("superseded_by") or []]
+    # a superseder erased since (``forget``) supersedes nothing: with none left, the memory
+    # stays current
+    alive = store.statuses([str(x) for x in e.props.get("superseded_by") or []])
+    by = sorted(alive)
+    if not by:
+        return
     keeper = next((still_held[x] for x in by if x in still_held), None)
     if keeper is not None:
         batch.edges.append(EdgeWrite("RETRACTED", keeper, e.dst, dict(e.props), _key(e.key, rid)))
         return
     held = holds.get(e.dst)
     if held:
-        _rebase(batch, held, "superseded")
+        rebase(batch, held, "superseded")
     elif store.statuses([e.dst]).get(e.dst) == e.props.get("status"):
         batch.memory_updates.append(MemoryUpdate(e.dst, changes={"status": "superseded"}))
 
