@@ -1,5 +1,5 @@
 """Retract and restore against a model, on random lineage, supersession, episodes that read
-and write, overlapping retractions and erasure.
+and write, overlapping and scoped retractions, and erasure.
 
 Hypothesis draws a sequence of steps: write a memory derived from some earlier ones, write one
 that supersedes an earlier one, run an episode that reads some memories and then writes, retract
@@ -12,10 +12,11 @@ superseded while a memory that superseded it is up, else active; only an active 
 superseded (else the write is refused and writes nothing); a forgotten memory is gone, with its
 lineage, its reads and what it superseded (a restore passes it by). After every step each
 memory's status is the model's, every report says whether it was restored, and recall returns
-only active memories. Each example writes under a scope and ids of its own, so the examples
-share one store. It found a restore that brought a memory back as superseded by an erased one;
-reading that code found a second way to the same state, now an explicit example here (both in
-``test_retraction.py``, "erasing").
+only active memories. A retraction limited to one scope refuses targets outside it, and a
+cascade out of it unless crossing is allowed, writing nothing. Each example writes under two
+scopes and ids of its own, so the examples share one store. It found a restore that brought a
+memory back as superseded by an erased one; reading that code found a second way to the same
+state, now an explicit example here (both in ``test_retraction.py``, "erasing").
 """
 
 from __future__ import annotations
@@ -28,18 +29,23 @@ import pytest
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
-from amem_graph import ConflictError, MemoryGraph
+from amem_graph import ConflictError, MemoryGraph, NotFoundError
 from amem_graph.core.models import Hit
 
 EXAMPLES = int(os.environ.get("AMEM_HYPOTHESIS_EXAMPLES", "60"))
 
-#: ("write", indices of parents), ("supersede", index), ("retract", indices of targets,
-#: cascade), ("restore", index of a retraction), ("forget", index), ("episode", indices read,
-#: memories then written); an index is taken modulo what exists at that step
-_write = st.tuples(st.just("write"), st.lists(st.integers(0, 20), max_size=3))
-_derive = st.tuples(st.just("write"), st.lists(st.integers(0, 20), min_size=1, max_size=3))
+#: ("write", indices of parents, in the second scope), ("supersede", index), ("retract",
+#: indices of targets, cascade, where), ("restore", index of a retraction), ("forget", index),
+#: ("episode", indices read, memories then written); an index is taken modulo what exists at
+#: that step. ``where``: None (any scope), "first" (only the first scope's memories; a cascade
+#: out of it is refused), "first+" (the same, crossing scopes allowed)
+_parents = st.lists(st.integers(0, 20), max_size=3)
+_write = st.tuples(st.just("write"), _parents, st.booleans())
+_derive = st.tuples(
+    st.just("write"), st.lists(st.integers(0, 20), min_size=1, max_size=3), st.booleans()
+)
 _retract = st.tuples(st.just("retract"), st.lists(st.integers(0, 20), min_size=1, max_size=3),
-                     st.booleans())  # fmt: skip
+                     st.booleans(), st.sampled_from([None, None, "first", "first+"]))  # fmt: skip
 _restore = st.tuples(st.just("restore"), st.integers(0, 20))
 _supersede = st.tuples(st.just("supersede"), st.integers(0, 20))
 _forget = st.tuples(st.just("forget"), st.integers(0, 20))
@@ -113,62 +119,110 @@ class Model:
 _STRENGTH = {"retracted": 2, "quarantined": 1}
 
 
-def _run(mg: MemoryGraph, sequence: list[tuple]) -> None:
-    tag = uuid.uuid4().hex[:8]
-    scope, model, ids, rids, gone = f"s{tag}", Model(), [], [], []
-    for n, step in enumerate(sequence):
-        mid = f"{tag}-m{n}"  # a write's id: never one forgotten before
-        if step[0] == "write":
-            parents = sorted({ids[i % len(ids)] for i in step[1]}) if ids else []
-            mg.remember(f"fact {n} of {tag}", id=mid, scope=scope, derived_from=parents)
-            ids.append(mid)
-            model.parents[mid] = parents
-        elif step[0] == "supersede" and ids:
-            old = ids[step[1] % len(ids)]
-            content = f"fact {n} of {tag}, in place of {old}"
-            if model.status(old) != "active":
-                with pytest.raises(ConflictError, match="not active"):
-                    mg.remember(content, id=mid, scope=scope, supersedes=old)
-                assert mg.get_many([mid]) == {}, step
-            else:
-                mg.remember(content, id=mid, scope=scope, supersedes=old)
-                ids.append(mid)
-                model.parents[mid] = []
-                model.superseders.setdefault(old, []).append(mid)
-        elif step[0] == "retract" and ids:
-            targets = sorted({ids[i % len(ids)] for i in step[1]})
-            report = mg.retract(targets, reason="model", cascade=step[2])
-            effects = model.effects(targets, step[2])
-            got = {**dict.fromkeys(report.retracted, "retracted"),
-                   **dict.fromkeys(report.quarantined, "quarantined")}  # fmt: skip
-            assert got == effects, (step, report)
-            rids.append(report.id)
-            model.covers[report.id] = effects
-        elif step[0] == "episode" and ids:
-            read = {ids[i % len(ids)] for i in step[1]}
-            with mg.episode(agent=f"a{tag}", scope=scope) as ep:
-                shown = mg.get_many(sorted(read))
-                ep.log_reads("model", [Hit(memory=m, score=1.0, rank=1) for m in shown.values()])
-                wrote = [f"{mid}-{j}" for j in range(step[2])]
-                for j, wid in enumerate(wrote):
-                    ep.remember(f"fact {n}.{j} of {tag}", id=wid)
-            ids.extend(wrote)
-            model.parents.update({w: [] for w in wrote})
-            model.episodes.append((read, wrote))
-        elif step[0] == "restore" and rids:
-            rid = rids[step[1] % len(rids)]
-            mg.restore(rid)
-            model.restored.add(rid)
-        elif step[0] == "forget" and ids:
-            gone.append(ids.pop(step[1] % len(ids)))
-            mg.forget(gone[-1], reason="erasure")
-            model.forget(gone[-1])
-        assert mg.store.statuses([*ids, *gone]) == {m: model.status(m) for m in ids}, step
-    for rid in rids:
-        assert (mg.retraction(rid).restored_at is not None) == (rid in model.restored)
-    up = {m for m in ids if model.status(m) == "active"}
-    found = {h.memory.id for h in mg.recall(f"fact of {tag}", k=50, scope=scope)}
-    assert found <= up and (found or not up)
+class Run:
+    """One example: the graph, the model, and what the example wrote (ids of its own)."""
+
+    def __init__(self, mg: MemoryGraph) -> None:
+        self.mg, self.model, self.tag = mg, Model(), uuid.uuid4().hex[:8]
+        self.ids: list[str] = []  # written and not forgotten
+        self.gone: list[str] = []
+        self.rids: list[str] = []
+        self.scope: dict[str, str] = {}
+        self.first, self.second = f"s{self.tag}a", f"s{self.tag}b"
+
+    def pick(self, indices: list[int]) -> list[str]:
+        return sorted({self.ids[i % len(self.ids)] for i in indices})
+
+    def step(self, n: int, step: tuple) -> None:
+        """Run one step (a no-op when it needs memories or retractions that are not there),
+        then check every status against the model."""
+        kind, *args = step
+        if kind in ("write", "episode") or (self.rids if kind == "restore" else self.ids):
+            getattr(self, kind)(n, f"{self.tag}-m{n}", *args)  # an id never forgotten before
+        assert self.mg.store.statuses([*self.ids, *self.gone]) == {
+            m: self.model.status(m) for m in self.ids
+        }, step
+
+    def write(self, n: int, mid: str, parents: list[int], second: bool) -> None:
+        lineage = self.pick(parents) if self.ids else []
+        scope = self.second if second else self.first
+        self.mg.remember(f"fact {n} of {self.tag}", id=mid, scope=scope, derived_from=lineage)
+        self.add(mid, scope, lineage)
+
+    def add(self, mid: str, scope: str, lineage: list[str]) -> None:
+        self.ids.append(mid)
+        self.scope[mid] = scope
+        self.model.parents[mid] = lineage
+
+    def supersede(self, n: int, mid: str, index: int) -> None:
+        [old] = self.pick([index])
+        content, scope = f"fact {n} of {self.tag}, in place of {old}", self.scope[old]
+        if self.model.status(old) != "active":
+            with pytest.raises(ConflictError, match="not active"):
+                self.mg.remember(content, id=mid, scope=scope, supersedes=old)
+            assert self.mg.get_many([mid]) == {}
+            return
+        self.mg.remember(content, id=mid, scope=scope, supersedes=old)
+        self.add(mid, scope, [])
+        self.model.superseders.setdefault(old, []).append(mid)
+
+    def retract(
+        self, n: int, mid: str, targets: list[int], cascade: bool, where: str | None
+    ) -> None:
+        chosen = self.pick(targets)
+        effects = self.model.effects(chosen, cascade)
+        scope = None if where is None else self.first
+        options = {"scope": scope, "cross_scope": where == "first+", "cascade": cascade}
+        if scope is not None and any(self.scope[m] != scope for m in chosen):
+            with pytest.raises(NotFoundError, match="in scope"):
+                self.mg.retract(chosen, reason="model", **options)
+            return
+        if where == "first" and any(self.scope[m] != scope for m in effects):
+            with pytest.raises(ConflictError, match="outside scope"):
+                self.mg.retract(chosen, reason="model", **options)
+            return
+        report = self.mg.retract(chosen, reason="model", **options)
+        got = {**dict.fromkeys(report.retracted, "retracted"),
+               **dict.fromkeys(report.quarantined, "quarantined")}  # fmt: skip
+        assert got == effects, report
+        self.rids.append(report.id)
+        self.model.covers[report.id] = effects
+
+    def episode(self, n: int, mid: str, reads: list[int], writes: int) -> None:
+        if not self.ids:
+            return
+        read = set(self.pick(reads))
+        scope = self.scope[min(read)]
+        with self.mg.episode(agent=f"a{self.tag}", scope=scope) as ep:
+            shown = self.mg.get_many(sorted(read))
+            ep.log_reads("model", [Hit(memory=m, score=1.0, rank=1) for m in shown.values()])
+            wrote = [f"{mid}-{j}" for j in range(writes)]
+            for j, wid in enumerate(wrote):
+                ep.remember(f"fact {n}.{j} of {self.tag}", id=wid)
+        for wid in wrote:
+            self.add(wid, scope, [])
+        self.model.episodes.append((read, wrote))
+
+    def restore(self, n: int, mid: str, index: int) -> None:
+        rid = self.rids[index % len(self.rids)]
+        self.mg.restore(rid)
+        self.model.restored.add(rid)
+
+    def forget(self, n: int, mid: str, index: int) -> None:
+        self.gone.append(self.ids.pop(index % len(self.ids)))
+        self.mg.forget(self.gone[-1], reason="erasure")
+        self.model.forget(self.gone[-1])
+
+    def finish(self) -> None:
+        """Every report knows whether it was restored; recall shows only active memories."""
+        for rid in self.rids:
+            assert (self.mg.retraction(rid).restored_at is not None) == (rid in self.model.restored)
+        for scope in (self.first, self.second):
+            up = {
+                m for m in self.ids if self.scope[m] == scope and self.model.status(m) == "active"
+            }
+            found = {h.memory.id for h in self.mg.recall(f"fact of {self.tag}", k=50, scope=scope)}
+            assert found <= up and (found or not up)
 
 
 @pytest.mark.filterwarnings("ignore::hypothesis.errors.NonInteractiveExampleWarning")
@@ -179,9 +233,12 @@ def test_retract_and_restore_agree_with_the_model(mg: MemoryGraph) -> None:
         suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
     )
     @given(steps)
-    @example([("write", []), ("supersede", 0), ("retract", [1], False), ("forget", 1),
-              ("restore", 0)])  # fmt: skip
+    @example([("write", [], False), ("supersede", 0), ("retract", [1], False, None),
+              ("forget", 1), ("restore", 0)])  # fmt: skip
     def run(sequence: list[tuple]) -> None:
-        _run(mg, sequence)
+        example = Run(mg)
+        for n, step in enumerate(sequence):
+            example.step(n, step)
+        example.finish()
 
     run()
