@@ -1,17 +1,19 @@
-"""Retract and restore against a model, on random lineage, supersession, episodes that read
-and write, overlapping and scoped retractions, and erasure.
+"""Retract and restore against a model, on random lineage, supersession, episodes that read,
+write and end with an outcome, overlapping and scoped retractions, and erasure.
 
 Hypothesis draws a sequence of steps: write a memory derived from some earlier ones, write one
-that supersedes an earlier one, run an episode that reads some memories and then writes, retract
-some memories (with or without cascade), restore one of the retractions made so far (again,
-sometimes), forget (erase) one. The model: a retraction retracts its targets and, with cascade,
+that supersedes an earlier one, run an episode that reads some memories and then writes,
+record an episode's outcome, retract some memories (with or without cascade), restore one of
+the retractions made so far (again, sometimes), forget (erase) one. The model: a retraction retracts its targets and, with cascade,
 everything derived from them at that moment (transitively, through memories already down too),
 and quarantines what an episode wrote after reading any of those; a memory takes the strongest
 effect of the unrestored retractions that reach it (retracted over quarantined), else is
 superseded while a memory that superseded it is up, else active; only an active memory can be
 superseded (else the write is refused and writes nothing); a forgotten memory is gone, with its
-lineage, its reads and what it superseded (a restore passes it by). After every step each
-memory's status is the model's, every report says whether it was restored, and recall returns
+lineage, its reads and what it superseded (a restore passes it by); an episode's outcome
+credits what it read, once (a repeat with the same values is a no-op, even after a credited
+memory was erased; another result is refused). After every step each memory's status and
+credit counts are the model's, every report says whether it was restored, and recall returns
 only active memories. A retraction limited to one scope refuses targets outside it, and a
 cascade out of it unless crossing is allowed, writing nothing. Each example writes under two
 scopes and ids of its own, so the examples share one store. It found a restore that brought a
@@ -36,9 +38,10 @@ EXAMPLES = int(os.environ.get("AMEM_HYPOTHESIS_EXAMPLES", "60"))
 
 #: ("write", indices of parents, in the second scope), ("supersede", index), ("retract",
 #: indices of targets, cascade, where), ("restore", index of a retraction), ("forget", index),
-#: ("episode", indices read, memories then written); an index is taken modulo what exists at
-#: that step. ``where``: None (any scope), "first" (only the first scope's memories; a cascade
-#: out of it is refused), "first+" (the same, crossing scopes allowed)
+#: ("episode", indices read, memories then written), ("outcome", index of an episode,
+#: success); an index is taken modulo what exists at that step. ``where``: None (any scope),
+#: "first" (only the first scope's memories; a cascade out of it is refused), "first+" (the
+#: same, crossing scopes allowed)
 _parents = st.lists(st.integers(0, 20), max_size=3)
 _write = st.tuples(st.just("write"), _parents, st.booleans())
 _derive = st.tuples(
@@ -52,8 +55,9 @@ _forget = st.tuples(st.just("forget"), st.integers(0, 20))
 _episode = st.tuples(
     st.just("episode"), st.lists(st.integers(0, 20), min_size=1, max_size=3), st.integers(1, 2)
 )
+_outcome = st.tuples(st.just("outcome"), st.integers(0, 20), st.booleans())
 steps = st.lists(
-    st.one_of(_write, _derive, _supersede, _retract, _restore, _forget, _episode),
+    st.one_of(_write, _derive, _supersede, _retract, _restore, _forget, _episode, _outcome),
     min_size=1,
     max_size=14,
 )
@@ -67,6 +71,8 @@ class Model:
     superseders: dict[str, list[str]] = field(default_factory=dict)
     #: episodes as (what they read, what they wrote after)
     episodes: list[tuple[set[str], list[str]]] = field(default_factory=list)
+    #: memory -> (successes, failures) its episodes' outcomes credited
+    credit: dict[str, tuple[float, float]] = field(default_factory=dict)
     #: retraction -> memory -> its effect there
     covers: dict[str, dict[str, str]] = field(default_factory=dict)
     restored: set[str] = field(default_factory=set)
@@ -129,6 +135,9 @@ class Run:
         self.rids: list[str] = []
         self.scope: dict[str, str] = {}
         self.first, self.second = f"s{self.tag}a", f"s{self.tag}b"
+        self.episodes: list[str] = []
+        self.reads: dict[str, list[str]] = {}  # episode -> what it read
+        self.outcomes: dict[str, tuple[bool, list[str]]] = {}  # episode -> (success, used)
 
     def pick(self, indices: list[int]) -> list[str]:
         return sorted({self.ids[i % len(self.ids)] for i in indices})
@@ -137,11 +146,14 @@ class Run:
         """Run one step (a no-op when it needs memories or retractions that are not there),
         then check every status against the model."""
         kind, *args = step
-        if kind in ("write", "episode") or (self.rids if kind == "restore" else self.ids):
+        needs = {"restore": self.rids, "outcome": self.episodes}.get(kind, self.ids)
+        if kind in ("write", "episode") or needs:
             getattr(self, kind)(n, f"{self.tag}-m{n}", *args)  # an id never forgotten before
         assert self.mg.store.statuses([*self.ids, *self.gone]) == {
             m: self.model.status(m) for m in self.ids
         }, step
+        counts = {m.id: (m.successes, m.failures) for m in self.mg.get_many(self.ids).values()}
+        assert counts == {m: self.model.credit.get(m, (0.0, 0.0)) for m in self.ids}, step
 
     def write(self, n: int, mid: str, parents: list[int], second: bool) -> None:
         lineage = self.pick(parents) if self.ids else []
@@ -193,7 +205,7 @@ class Run:
             return
         read = set(self.pick(reads))
         scope = self.scope[min(read)]
-        with self.mg.episode(agent=f"a{self.tag}", scope=scope) as ep:
+        with self.mg.episode(agent=f"a{self.tag}", scope=scope, id=f"e{mid}") as ep:
             shown = self.mg.get_many(sorted(read))
             ep.log_reads("model", [Hit(memory=m, score=1.0, rank=1) for m in shown.values()])
             wrote = [f"{mid}-{j}" for j in range(writes)]
@@ -202,6 +214,27 @@ class Run:
         for wid in wrote:
             self.add(wid, scope, [])
         self.model.episodes.append((read, wrote))
+        self.episodes.append(ep.id)
+        self.reads[ep.id] = sorted(read)
+
+    def outcome(self, n: int, mid: str, index: int, success: bool) -> None:
+        """Credit what the episode read (all of it used), once: a repeat with the same values
+        (even after a used memory was erased) changes nothing, a different result is refused."""
+        eid = self.episodes[index % len(self.episodes)]
+        first = self.outcomes.get(eid)
+        used = (
+            [m for m in self.reads[eid] if m in self.model.parents] if first is None else first[1]
+        )
+        if first is not None and first[0] != success:
+            with pytest.raises(ConflictError, match="already has an outcome"):
+                self.mg.record_outcome(eid, success=success, used=used)
+            return
+        self.mg.record_outcome(eid, success=success, used=used)
+        if first is None:
+            self.outcomes[eid] = (success, used)
+            for m in used:
+                wins, losses = self.model.credit.get(m, (0.0, 0.0))
+                self.model.credit[m] = (wins + success, losses + (not success))
 
     def restore(self, n: int, mid: str, index: int) -> None:
         rid = self.rids[index % len(self.rids)]
