@@ -1,24 +1,24 @@
-"""Retract and restore against a model, on random lineage, supersession, episodes that read,
-write and end with an outcome, overlapping and scoped retractions, and erasure.
+"""Retract and restore against a model, on random lineage, supersession, episodes that read, write
+and end with an outcome, overlapping and scoped retractions, and erasure.
 
 Hypothesis draws a sequence of steps: write a memory derived from some earlier ones, write one
-that supersedes an earlier one, run an episode that reads some memories and then writes,
-record an episode's outcome, retract some memories (with or without cascade), restore one of
-the retractions made so far (again, sometimes), forget (erase) one. The model: a retraction retracts its targets and, with cascade,
-everything derived from them at that moment (transitively, through memories already down too),
-and quarantines what an episode wrote after reading any of those; a memory takes the strongest
-effect of the unrestored retractions that reach it (retracted over quarantined), else is
-superseded while a memory that superseded it is up, else active; only an active memory can be
-superseded (else the write is refused and writes nothing); a forgotten memory is gone, with its
-lineage, its reads and what it superseded (a restore passes it by); an episode's outcome
-credits what it read, once (a repeat with the same values is a no-op, even after a credited
-memory was erased; another result is refused). After every step each memory's status and
-credit counts are the model's, every report says whether it was restored, and recall returns
-only active memories. A retraction limited to one scope refuses targets outside it, and a
-cascade out of it unless crossing is allowed, writing nothing. Each example writes under two
-scopes and ids of its own, so the examples share one store. It found a restore that brought a
-memory back as superseded by an erased one; reading that code found a second way to the same
-state, now an explicit example here (both in ``test_retraction.py``, "erasing").
+that supersedes an earlier one, run an episode that reads some memories and then writes, record
+an episode's outcome, retract some memories (with or without cascade), restore one of the
+retractions made so far (again, sometimes), forget (erase) one. The model: a retraction retracts
+its targets and, with cascade, everything derived from them at that moment (transitively,
+through memories already down too), and quarantines what an episode wrote after reading any of
+those; a memory takes the strongest effect of the unrestored retractions that reach it
+(retracted over quarantined), else is superseded while a memory that superseded it is up, else
+active; only an active memory can be superseded (else the write is refused and writes nothing);
+a forgotten memory is gone, with its lineage, its reads and what it superseded (a restore passes
+it by); an episode's outcome credits what it read, once (a repeat with the same values is a
+no-op, even after a credited memory was erased; another result is refused). After every step each
+memory's status and credit counts are the model's, every report says whether it was restored,
+and recall returns only active memories. A retraction limited to one scope refuses targets
+outside it, and a cascade out of it unless crossing is allowed, writing nothing. Each example
+writes under two scopes and ids of its own, so the examples share one store. It found a restore
+that brought a memory back as superseded by an erased one; reading that code found a second way
+to the same state, now an explicit example here (both in ``test_retraction.py``, "erasing").
 """
 
 from __future__ import annotations
