@@ -332,6 +332,21 @@ def test_erasing_a_retracted_new_version_leaves_the_old_current_after_the_restor
     assert [h.memory.id for h in mg.recall("vpn", scope="erasure")] == ["v1"]
 
 
+def test_the_old_version_taken_down_after_the_new_one_comes_back_superseded(
+    mg: MemoryGraph,
+) -> None:
+    """Found by the evolution round-trip test: retracting v2 put v1 back, a second retraction
+    took v1 (and v2) down; restoring the first, then the second, left v1 current beside v2,
+    because the second's hold on v1 recorded v1 as current."""
+    _versions(mg)
+    first = mg.retract("v2", reason="wrong", cascade=False)
+    second = mg.retract(["v1", "v2"], reason="both wrong", cascade=False)
+    mg.restore(first.id)
+    assert mg.store.statuses(["v1", "v2"]) == {"v1": "retracted", "v2": "retracted"}
+    mg.restore(second.id)
+    assert mg.store.statuses(["v1", "v2"]) == {"v1": "superseded", "v2": "active"}
+
+
 def test_restore_keeps_a_superseded_memory_superseded(mg: MemoryGraph, world: World) -> None:
     mg.store.apply(WriteBatch(memory_updates=[MemoryUpdate(world.clean, {"status": "superseded"})]))
     report = mg.retract(world.clean, reason="wrong too", cascade=False)

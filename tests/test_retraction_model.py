@@ -18,7 +18,9 @@ and recall returns only active memories. A retraction limited to one scope refus
 outside it, and a cascade out of it unless crossing is allowed, writing nothing. Each example
 writes under two scopes and ids of its own, so the examples share one store. It found a restore
 that brought a memory back as superseded by an erased one; reading that code found a second way
-to the same state, now an explicit example here (both in ``test_retraction.py``, "erasing").
+to the same state (both in ``test_retraction.py``, "erasing"). The evolution round trip
+(``notes/test_evolution_undo_model.py``) found a restore that left an old version current beside
+the new one (``test_retraction.py``, "taken_down"). Those sequences are explicit examples here.
 """
 
 from __future__ import annotations
@@ -268,6 +270,8 @@ def test_retract_and_restore_agree_with_the_model(mg: MemoryGraph) -> None:
     @given(steps)
     @example([("write", [], False), ("supersede", 0), ("retract", [1], False, None),
               ("forget", 1), ("restore", 0)])  # fmt: skip
+    @example([("write", [], False), ("supersede", 0), ("retract", [1], False, None),
+              ("retract", [0, 1], False, None), ("restore", 0), ("restore", 1)])  # fmt: skip
     def run(sequence: list[tuple]) -> None:
         example = Run(mg)
         for n, step in enumerate(sequence):

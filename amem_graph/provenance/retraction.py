@@ -405,17 +405,19 @@ def plan_restore(
     statuses = current_statuses(store, ids)
     holds = active_holds(store, ids, excluding=rid)
     batch = WriteBatch()
+    # the status each memory this retraction holds gets back (a re-supersede may change it)
+    targets = {m: _status_without(own[m], holds.get(m, [])) for m in ids if m in statuses}
     undos = [e for e in edges if e.props.get("effect") not in STATUS_EFFECTS]
     if undos:
         still_held = {mid: hs[0].src for mid, hs in holds.items() if hs}
         others = active_holds(store, sorted({e.dst for e in undos}), excluding=rid)
-        undo.redo(store, rid, undos, still_held, others, batch)
+        undo.redo(store, rid, undos, still_held, others, batch, targets)
     restored: list[str] = []
     held: list[str] = []
     for mid in ids:
         if mid not in statuses:
             continue
-        target = _status_without(own[mid], holds.get(mid, []))
+        target = targets[mid]
         if target != statuses[mid]:
             batch.memory_updates.append(MemoryUpdate(mid, changes={"status": target}))
         (held if holds.get(mid) else restored).append(mid)

@@ -131,15 +131,18 @@ def redo(
     still_held: Mapping[str, str],
     holds: Mapping[str, Sequence[Edge]],
     batch: WriteBatch,
+    lifted: dict[str, str] | None = None,
 ) -> None:
     """Re-apply the ``reverted`` and ``unsuperseded`` records of retraction ``rid``.
 
     ``still_held`` maps memories that stay down after this restore to the retraction holding
     them; ``holds`` are the active holds on the memories concerned, without ``rid``'s own.
+    ``lifted`` maps the memories ``rid`` itself holds to the status the restore gives them
+    back; a memory it re-supersedes among them gets "superseded" there instead.
     """
     for e in own:
         if e.props.get("effect") == "unsuperseded":
-            _resupersede(store, rid, e, still_held, holds, batch)
+            _resupersede(store, rid, e, still_held, holds, batch, {} if lifted is None else lifted)
         elif e.props.get("effect") == "reverted":
             _reapply(store, rid, e, still_held, batch)
 
@@ -151,6 +154,7 @@ def _resupersede(
     still_held: Mapping[str, str],
     holds: Mapping[str, Sequence[Edge]],
     batch: WriteBatch,
+    lifted: dict[str, str],
 ) -> None:
     # a superseder erased since (``forget``) supersedes nothing: with none left, the memory
     # stays current
@@ -165,6 +169,11 @@ def _resupersede(
     held = holds.get(e.dst)
     if held:
         rebase(batch, held, "superseded")
+    elif e.dst in lifted:
+        # down by this retraction alone (retracted after it was put back): the restore must
+        # bring it back superseded, not as the base status its own hold recorded
+        if lifted[e.dst] == e.props.get("status"):
+            lifted[e.dst] = "superseded"
     elif store.statuses([e.dst]).get(e.dst) == e.props.get("status"):
         batch.memory_updates.append(MemoryUpdate(e.dst, changes={"status": "superseded"}))
 
