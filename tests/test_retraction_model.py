@@ -3,24 +3,25 @@ and end with an outcome, overlapping and scoped retractions, and erasure.
 
 Hypothesis draws a sequence of steps: write a memory derived from some earlier ones, write one
 that supersedes an earlier one, run an episode that reads some memories and then writes, record
-an episode's outcome, retract some memories (with or without cascade), restore one of the
-retractions made so far (again, sometimes), forget (erase) one. The model: a retraction retracts
-its targets and, with cascade, everything derived from them at that moment (transitively,
-through memories already down too), and quarantines what an episode wrote after reading any of
-those; a memory takes the strongest effect of the unrestored retractions that reach it
-(retracted over quarantined), else is superseded while a memory that superseded it is up, else
-active; only an active memory can be superseded (else the write is refused and writes nothing);
-a forgotten memory is gone, with its lineage, its reads and what it superseded (a restore passes
-it by); an episode's outcome credits what it read, once (a repeat with the same values is a
-no-op, even after a credited memory was erased; another result is refused). After every step each
-memory's status and credit counts are the model's, every report says whether it was restored,
-and recall returns only active memories. A retraction limited to one scope refuses targets
-outside it, and a cascade out of it unless crossing is allowed, writing nothing. Each example
-writes under two scopes and ids of its own, so the examples share one store. It found a restore
-that brought a memory back as superseded by an erased one; reading that code found a second way
-to the same state (both in ``test_retraction.py``, "erasing"). The evolution round trip
-(``notes/test_evolution_undo_model.py``) found a restore that left an old version current beside
-the new one (``test_retraction.py``, "taken_down"). Those sequences are explicit examples here.
+an episode's outcome, retract some memories (with or without cascade) or what an episode wrote,
+restore one of the retractions made so far (again, sometimes), forget (erase) one. The model: a
+retraction retracts its targets and, with cascade, everything derived from them at that moment
+(transitively, through memories already down too), and quarantines what an episode wrote after
+reading any of those; a memory takes the strongest effect of the unrestored retractions that
+reach it (retracted over quarantined), else is superseded while a memory that superseded it is
+up, else active; only an active memory can be superseded (else the write is refused and writes
+nothing); a forgotten memory is gone, with its lineage, its reads and what it superseded (a
+restore passes it by); an episode's outcome credits what it read, once (a repeat with the same
+values is a no-op, even after a credited memory was erased; another result is refused). After
+every step each memory's status and credit counts are the model's, every report says whether it
+was restored, and recall returns only active memories. A retraction limited to one scope refuses
+targets outside it, and a cascade out of it unless crossing is allowed, writing nothing. Each
+example writes under two scopes and ids of its own, so the examples share one store. It found a
+restore that brought a memory back as superseded by an erased one; reading that code found a
+second way to the same state (both in ``test_retraction.py``, "erasing"). The evolution round
+trip (``notes/test_evolution_undo_model.py``) found a restore that left an old version current
+beside the new one (``test_retraction.py``, "taken_down"). Those sequences are explicit examples
+here.
 """
 
 from __future__ import annotations
@@ -35,15 +36,16 @@ from hypothesis import strategies as st
 
 from amem_graph import ConflictError, MemoryGraph, NotFoundError
 from amem_graph.core.models import Hit
+from amem_graph.provenance.retraction import RetractionReport
 
 EXAMPLES = int(os.environ.get("AMEM_HYPOTHESIS_EXAMPLES", "60"))
 
 #: ("write", indices of parents, in the second scope), ("supersede", index), ("retract",
 #: indices of targets, cascade, where), ("restore", index of a retraction), ("forget", index),
 #: ("episode", indices read, memories then written), ("outcome", index of an episode,
-#: success); an index is taken modulo what exists at that step. ``where``: None (any scope),
-#: "first" (only the first scope's memories; a cascade out of it is refused), "first+" (the
-#: same, crossing scopes allowed)
+#: success), ("retract_episode", index of an episode, cascade); an index is taken modulo what
+#: exists at that step. ``where``: None (any scope), "first" (only the first scope's
+#: memories; a cascade out of it is refused), "first+" (the same, crossing scopes allowed)
 _parents = st.lists(st.integers(0, 20), max_size=3)
 _write = st.tuples(st.just("write"), _parents, st.booleans())
 _derive = st.tuples(
@@ -58,8 +60,11 @@ _episode = st.tuples(
     st.just("episode"), st.lists(st.integers(0, 20), min_size=1, max_size=3), st.integers(1, 2)
 )
 _outcome = st.tuples(st.just("outcome"), st.integers(0, 20), st.booleans())
+_by_episode = st.tuples(st.just("retract_episode"), st.integers(0, 20), st.booleans())
 steps = st.lists(
-    st.one_of(_write, _derive, _supersede, _retract, _restore, _forget, _episode, _outcome),
+    st.one_of(
+        _write, _derive, _supersede, _retract, _restore, _forget, _episode, _outcome, _by_episode
+    ),
     min_size=1,
     max_size=14,
 )
@@ -139,6 +144,7 @@ class Run:
         self.first, self.second = f"s{self.tag}a", f"s{self.tag}b"
         self.episodes: list[str] = []
         self.reads: dict[str, list[str]] = {}  # episode -> what it read
+        self.wrote: dict[str, list[str]] = {}  # episode -> what it wrote
         self.outcomes: dict[str, tuple[bool, list[str]]] = {}  # episode -> (success, used)
 
     def pick(self, indices: list[int]) -> list[str]:
@@ -148,7 +154,8 @@ class Run:
         """Run one step (a no-op when it needs memories or retractions that are not there),
         then check every status against the model."""
         kind, *args = step
-        needs = {"restore": self.rids, "outcome": self.episodes}.get(kind, self.ids)
+        needs = {"restore": self.rids, "outcome": self.episodes, "retract_episode": self.episodes}
+        needs = needs.get(kind, self.ids)
         if kind in ("write", "episode") or needs:
             getattr(self, kind)(n, f"{self.tag}-m{n}", *args)  # an id never forgotten before
         assert self.mg.store.statuses([*self.ids, *self.gone]) == {
@@ -195,7 +202,17 @@ class Run:
             with pytest.raises(ConflictError, match="outside scope"):
                 self.mg.retract(chosen, reason="model", **options)
             return
-        report = self.mg.retract(chosen, reason="model", **options)
+        self.made(self.mg.retract(chosen, reason="model", **options), effects)
+
+    def retract_episode(self, n: int, mid: str, index: int, cascade: bool) -> None:
+        """Retract what an episode wrote (what of it is left)."""
+        eid = self.episodes[index % len(self.episodes)]
+        wrote = [m for m in self.wrote[eid] if m in self.model.parents]
+        report = self.mg.retract(episode=eid, reason="model", cascade=cascade)
+        assert report.targets == wrote, report
+        self.made(report, self.model.effects(wrote, cascade))
+
+    def made(self, report: RetractionReport, effects: dict[str, str]) -> None:
         got = {**dict.fromkeys(report.retracted, "retracted"),
                **dict.fromkeys(report.quarantined, "quarantined")}  # fmt: skip
         assert got == effects, report
@@ -218,6 +235,7 @@ class Run:
         self.model.episodes.append((read, wrote))
         self.episodes.append(ep.id)
         self.reads[ep.id] = sorted(read)
+        self.wrote[ep.id] = wrote
 
     def outcome(self, n: int, mid: str, index: int, success: bool) -> None:
         """Credit what the episode read (all of it used), once: a repeat with the same values
