@@ -12,7 +12,8 @@
 
 ``restore`` re-applies both: exactly (the recorded note) when nothing changed the memory since,
 else as deltas. If the causing memory is still held down by another active retraction, the
-record moves to that retraction instead, so restoring that one re-applies it.
+record moves to that retraction instead (with the exact notes, when it moves whole), so
+restoring that one re-applies it.
 """
 
 from __future__ import annotations
@@ -200,6 +201,8 @@ def _reapply(
             again.append(v)
     for keeper, ids in moved.items():
         props = {"effect": "reverted", "versions": ids}
+        if len(ids) == len(vids):  # the whole record moves: with the exact notes it holds
+            props = {**e.props, **props}
         batch.edges.append(EdgeWrite("RETRACTED", keeper, e.dst, props, _key(e.key, rid)))
     memory = store.get_memories([e.dst], embeddings=False).get(e.dst)
     if not again or memory is None:

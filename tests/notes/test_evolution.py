@@ -126,6 +126,23 @@ def test_undo_keeps_later_changes_by_others(make_graph: MakeGraph) -> None:
     assert "vault" in mg.get("n").note_keywords
 
 
+def test_a_later_revert_survives_two_retractions_of_the_cause_restored_in_turn(
+    make_graph: MakeGraph,
+) -> None:
+    """Found by the evolution round-trip test: the first restore handed the undo record to the
+    retraction still holding m without the exact notes it held, so the second restore re-applied
+    m's change as a delta, over the later revert that had taken it out."""
+    mg = evolved(make_graph)
+    mg.revert("n", 1)  # a later change: vault taken out again
+    before = dump(mg)
+    first = mg.retract("m", reason="poisoned")
+    second = mg.retract("m", reason="poisoned, again")
+    mg.restore(first.id)
+    mg.restore(second.id)
+    assert "vault" not in mg.get("n").note_keywords
+    assert dump(mg) == before
+
+
 def test_dry_run_reports_versions_and_writes_nothing(make_graph: MakeGraph) -> None:
     mg = evolved(make_graph)
     before = dump(mg)
