@@ -157,6 +157,16 @@ def _versions(
     return _Versions(namespace, key, found)
 
 
+def _live_id(uri: str, memories: Iterable[Memory]) -> str | None:
+    """The id of the live version of the item a source URI names, if it has one."""
+    parsed = ns.parse_source(uri)
+    if parsed is None:
+        return None
+    scope, key = parsed
+    live = _versions(memories, scope, ns.scope_namespace(scope) or (), key).live
+    return None if live is None else live[1].id
+
+
 def _provenance(memory: Memory, version: int) -> ItemProvenance:
     return ItemProvenance(
         memory_id=memory.id,
@@ -336,26 +346,41 @@ class AmemStore(BaseStore):
         want = op.offset + op.limit
         if not scopes or op.limit == 0:
             return []
+        history: dict[str, list[Memory]] | None = None
         if op.query:
-            picked = self._recalled(op, scopes, want)
+            picked, history = self._recalled(op, scopes, want)
         else:  # a listing: every live item below the prefix, newest first
             picked = self._passing(((m, None) for m in reversed(self.graph.find(scopes))), op)
         page = picked[op.offset : want]
         query = op.query or f"langgraph search {'/'.join(op.namespace_prefix)}"
         self._log(query, [(m, 1.0 if s is None else s) for m, s in page])
-        return self._as_items(page)
+        return self._as_items(page, history)
 
     def _recalled(
         self, op: SearchOp, scopes: list[str], want: int
-    ) -> list[tuple[Memory, float | None]]:
-        """Recall deep enough that ``want`` items pass the filter, or everything was seen."""
+    ) -> tuple[list[tuple[Memory, float | None]], dict[str, list[Memory]]]:
+        """Recall deep enough that ``want`` items pass the filter, or everything was seen; and
+        the versions of the keys recalled (by source).
+
+        Only a key's live version counts: a restore can bring back a version that a later put
+        had branched past (both active), and ``get`` shows the later one, so search must too.
+        """
         assert op.query is not None
         k = want
         while True:
             hits = self.graph.recall(op.query, k, scopes)
-            picked = self._passing(((h.memory, h.score) for h in hits), op)
+            keyed = [(h.memory, h.score, self._key(h.memory)) for h in hits]
+            uris = sorted({ns.item_source(m.scope, key) for m, _, key in keyed})
+            history = self.graph.by_source(uris, include=_HISTORY)
+            live = {uri: _live_id(uri, found) for uri, found in history.items()}
+            current = (
+                (m, score)
+                for m, score, key in keyed
+                if live.get(ns.item_source(m.scope, key)) == m.id
+            )
+            picked = self._passing(current, op)
             if len(picked) >= want or len(hits) < k:
-                return picked
+                return picked, history
             k *= _GROWTH
 
     def _passing(
@@ -372,11 +397,17 @@ class AmemStore(BaseStore):
                 out.append((memory, score))
         return out
 
-    def _as_items(self, page: list[tuple[Memory, float | None]]) -> list[SearchItem]:
-        """Items for recalled memories, each with its run's start time (one read)."""
+    def _as_items(
+        self,
+        page: list[tuple[Memory, float | None]],
+        history: dict[str, list[Memory]] | None = None,
+    ) -> list[SearchItem]:
+        """Items for recalled memories, each with its run's start time (one read, unless the
+        versions of their keys are given)."""
         keys = [self._key(m) for m, _ in page]
         uris = [ns.item_source(m.scope, key) for (m, _), key in zip(page, keys, strict=True)]
-        history = self.graph.by_source(list(dict.fromkeys(uris)), include=_HISTORY)
+        if history is None or not set(uris) <= history.keys():
+            history = self.graph.by_source(list(dict.fromkeys(uris)), include=_HISTORY)
         out: list[SearchItem] = []
         for (memory, score), key, uri in zip(page, keys, uris, strict=True):
             namespace = ns.scope_namespace(memory.scope) or ()

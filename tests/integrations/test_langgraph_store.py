@@ -281,3 +281,24 @@ def test_listing_reads_the_store_as_often_for_many_namespaces_as_for_few(
     assert calls == reads_few and len(calls) <= 5
     store.delete(("team", "t7"), "k")
     assert ("team", "t7") not in store.list_namespaces(limit=100)
+
+
+def test_search_shows_the_value_get_shows_after_a_restore_branched_the_key(
+    store: AmemStore, mg: MemoryGraph
+) -> None:
+    """An analyst retracts v2 (v1 is current again), a put writes v3 over v1, then the
+    retraction is restored: v2 and v3 are both active. ``get`` shows the latest put; search
+    showed v2 when the query matched it better."""
+    store.put(ALICE, "vpn", {"text": "alice uses the ops-eu vpn"})
+    store.put(ALICE, "vpn", {"text": "alice uses the ops-us vpn"})
+    v2 = store.history(ALICE, "vpn")[-1].provenance.memory_id
+    report = mg.retract(v2, reason="wrong region")
+    store.put(ALICE, "vpn", {"text": "alice uses the ops-asia vpn"})
+    mg.restore(report.id)
+    assert mg.get(v2).status == "active"  # the branch the restore brought back
+    current = {"text": "alice uses the ops-asia vpn"}
+    item = store.get(ALICE, "vpn")
+    assert item is not None and item.value == current
+    for query in ("ops-us vpn", "vpn", "alice"):
+        assert [(i.key, i.value) for i in store.search(ALICE, query=query)] == [("vpn", current)]
+    assert [i.value for i in store.search(ALICE)] == [current]
