@@ -72,7 +72,8 @@ steps = st.lists(
 
 @dataclass
 class Model:
-    """What the statuses must be: lineage, and the memories each retraction covers."""
+    """What statuses and credit counts must be: lineage, supersession, episodes, outcomes, and
+    the effect of each retraction on each memory it reaches."""
 
     parents: dict[str, list[str]] = field(default_factory=dict)
     superseders: dict[str, list[str]] = field(default_factory=dict)
@@ -152,7 +153,7 @@ class Run:
 
     def step(self, n: int, step: tuple) -> None:
         """Run one step (a no-op when it needs memories or retractions that are not there),
-        then check every status against the model."""
+        then check every status and credit count against the model."""
         kind, *args = step
         needs = {"restore": self.rids, "outcome": self.episodes, "retract_episode": self.episodes}
         needs = needs.get(kind, self.ids)
