@@ -4,24 +4,25 @@ and end with an outcome, overlapping and scoped retractions, and erasure.
 Hypothesis draws a sequence of steps: write a memory derived from some earlier ones, write one
 that supersedes an earlier one, run an episode that reads some memories and then writes, record
 an episode's outcome, retract some memories (with or without cascade) or what an episode wrote,
-restore one of the retractions made so far (again, sometimes), forget (erase) one. The model: a
-retraction retracts its targets and, with cascade, everything derived from them at that moment
-(transitively, through memories already down too), and quarantines what an episode wrote after
-reading any of those; a memory takes the strongest effect of the unrestored retractions that
-reach it (retracted over quarantined), else is superseded while a memory that superseded it is
-up, else active; only an active memory can be superseded (else the write is refused and writes
-nothing); a forgotten memory is gone, with its lineage, its reads and what it superseded (a
-restore passes it by); an episode's outcome credits what it read, once (a repeat with the same
-values is a no-op, even after a credited memory was erased; another result is refused). After
-every step each memory's status and credit counts are the model's, every report says whether it
-was restored, and recall returns only active memories. A retraction limited to one scope refuses
-targets outside it, and a cascade out of it unless crossing is allowed, writing nothing. Each
-example writes under two scopes and ids of its own, so the examples share one store. It found a
-restore that brought a memory back as superseded by an erased one; reading that code found a
-second way to the same state (both in ``test_retraction.py``, "erasing"). The evolution round
-trip (``notes/test_evolution_undo_model.py``) found a restore that left an old version current
-beside the new one (``test_retraction.py``, "taken_down"). Those sequences are explicit examples
-here.
+consolidate an episode's active memories into an insight (derived from them; a new wording
+supersedes the earlier one), restore one of the retractions made so far (again, sometimes),
+forget (erase) one. The model: a retraction retracts its targets and, with cascade, everything
+derived from them at that moment (transitively, through memories already down too), and
+quarantines what an episode wrote after reading any of those; a memory takes the strongest
+effect of the unrestored retractions that reach it (retracted over quarantined), else is
+superseded while a memory that superseded it is up, else active; only an active memory can be
+superseded (else the write is refused and writes nothing); a forgotten memory is gone, with its
+lineage, its reads and what it superseded (a restore passes it by); an episode's outcome credits
+what it read, once (a repeat with the same values is a no-op, even after a credited memory was
+erased; another result is refused). After every step each memory's status and credit counts are
+the model's, every report says whether it was restored, and recall returns only active memories.
+A retraction limited to one scope refuses targets outside it, and a cascade out of it unless
+crossing is allowed, writing nothing. Each example writes under two scopes and ids of its own,
+so the examples share one store. It found a restore that brought a memory back as superseded by
+an erased one; reading that code found a second way to the same state (both in
+``test_retraction.py``, "erasing"). The evolution round trip
+(``notes/test_evolution_undo_model.py``) found a restore that left an old version current beside
+the new one (``test_retraction.py``, "taken_down"). Those sequences are explicit examples here.
 """
 
 from __future__ import annotations
@@ -43,9 +44,10 @@ EXAMPLES = int(os.environ.get("AMEM_HYPOTHESIS_EXAMPLES", "60"))
 #: ("write", indices of parents, in the second scope), ("supersede", index), ("retract",
 #: indices of targets, cascade, where), ("restore", index of a retraction), ("forget", index),
 #: ("episode", indices read, memories then written), ("outcome", index of an episode,
-#: success), ("retract_episode", index of an episode, cascade); an index is taken modulo what
-#: exists at that step. ``where``: None (any scope), "first" (only the first scope's
-#: memories; a cascade out of it is refused), "first+" (the same, crossing scopes allowed)
+#: success), ("retract_episode", index of an episode, cascade), ("consolidate", index of an
+#: episode); an index is taken modulo what exists at that step. ``where``: None (any scope),
+#: "first" (only the first scope's memories; a cascade out of it is refused), "first+" (the
+#: same, crossing scopes allowed)
 _parents = st.lists(st.integers(0, 20), max_size=3)
 _write = st.tuples(st.just("write"), _parents, st.booleans())
 _derive = st.tuples(
@@ -61,9 +63,19 @@ _episode = st.tuples(
 )
 _outcome = st.tuples(st.just("outcome"), st.integers(0, 20), st.booleans())
 _by_episode = st.tuples(st.just("retract_episode"), st.integers(0, 20), st.booleans())
+_consolidate = st.tuples(st.just("consolidate"), st.integers(0, 20))
 steps = st.lists(
     st.one_of(
-        _write, _derive, _supersede, _retract, _restore, _forget, _episode, _outcome, _by_episode
+        _write,
+        _derive,
+        _supersede,
+        _retract,
+        _restore,
+        _forget,
+        _episode,
+        _outcome,
+        _by_episode,
+        _consolidate,
     ),
     min_size=1,
     max_size=14,
@@ -155,8 +167,10 @@ class Run:
         """Run one step (a no-op when it needs memories or retractions that are not there),
         then check every status and credit count against the model."""
         kind, *args = step
-        needs = {"restore": self.rids, "outcome": self.episodes, "retract_episode": self.episodes}
-        needs = needs.get(kind, self.ids)
+        on_episodes = ("outcome", "retract_episode", "consolidate")
+        needs = (
+            self.rids if kind == "restore" else self.episodes if kind in on_episodes else self.ids
+        )
         if kind in ("write", "episode") or needs:
             getattr(self, kind)(n, f"{self.tag}-m{n}", *args)  # an id never forgotten before
         assert self.mg.store.statuses([*self.ids, *self.gone]) == {
@@ -257,6 +271,20 @@ class Run:
                 wins, losses = self.model.credit.get(m, (0.0, 0.0))
                 self.model.credit[m] = (wins + success, losses + (not success))
 
+    def consolidate(self, n: int, mid: str, index: int) -> None:
+        """Distil an episode's active memories into an insight derived from them; a new
+        wording supersedes the earlier insight of the same episode."""
+        eid = self.episodes[index % len(self.episodes)]
+        active = [m for m in self.wrote[eid] if m in self.model.parents]
+        active = [m for m in active if self.model.status(m) == "active"]
+        report = self.mg.consolidate(episode=eid)
+        assert sorted(report.sources) == sorted(active), report
+        for insight in report.insights if report.written else []:
+            lineage = self.mg.store.edges([insight.id], ["DERIVED_FROM"], "out")
+            self.add(insight.id, insight.scope, sorted(e.dst for e in lineage))
+        for old in report.superseded:
+            self.model.superseders.setdefault(old, []).extend(report.written)
+
     def restore(self, n: int, mid: str, index: int) -> None:
         rid = self.rids[index % len(self.rids)]
         self.mg.restore(rid)
@@ -291,6 +319,9 @@ def test_retract_and_restore_agree_with_the_model(mg: MemoryGraph) -> None:
               ("forget", 1), ("restore", 0)])  # fmt: skip
     @example([("write", [], False), ("supersede", 0), ("retract", [1], False, None),
               ("retract", [0, 1], False, None), ("restore", 0), ("restore", 1)])  # fmt: skip
+    @example([("write", [], False), ("episode", [0], 2), ("consolidate", 0),
+              ("retract", [1], False, None), ("consolidate", 0), ("restore", 0),
+              ("consolidate", 0), ("retract", [2], True, None), ("restore", 1)])  # fmt: skip
     def run(sequence: list[tuple]) -> None:
         example = Run(mg)
         for n, step in enumerate(sequence):
