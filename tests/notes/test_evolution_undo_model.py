@@ -9,7 +9,10 @@ memory is exactly what it was before the first one (note fields, version numbers
 so is every note version's ``undone`` flag. Each example writes in a scope of its own. It found
 two restores that did not give the state back: an old version left current beside the new one
 (``test_retraction.py``, "taken_down"), and a later revert undone by a second retraction's
-restore (``test_evolution.py``, "later_revert_survives").
+restore (``test_evolution.py``, "later_revert_survives"). A hunt of 4,000 examples found one
+it still fails: restoring the retraction of a later change before that of an earlier one
+re-applies them out of order (``test_evolution.py``, "later_change_first", an expected
+failure until the restore replays the changes in version order).
 """
 
 from __future__ import annotations
@@ -26,7 +29,10 @@ from amem_graph import MemoryGraph
 from amem_graph.stores.base import MemoryFilter
 from notes.fakes import MakeGraph
 
-EXAMPLES = int(os.environ.get("AMEM_HYPOTHESIS_EXAMPLES", "25"))
+#: the suite runs a fixed set of examples (the same in every CI run); a hunt sets
+#: AMEM_HYPOTHESIS_EXAMPLES and draws new ones
+HUNT = os.environ.get("AMEM_HYPOTHESIS_EXAMPLES")
+EXAMPLES = int(HUNT or "25")
 WORDS = ["vault", "password", "staging", "rotate", "monday", "database", "audit", "oncall"]
 
 #: a note: its words, the indices of earlier notes it derives from, whether it supersedes the
@@ -80,6 +86,7 @@ def test_restoring_every_retraction_in_any_order_gives_back_the_notes_exactly(
 
     @settings(
         max_examples=EXAMPLES,
+        derandomize=HUNT is None,
         deadline=None,
         suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
     )
