@@ -27,22 +27,17 @@ the new one (``test_retraction.py``, "taken_down"). Those sequences are explicit
 
 from __future__ import annotations
 
-import os
 import uuid
 from dataclasses import dataclass, field
 
 import pytest
-from hypothesis import HealthCheck, example, given, settings
+from hunting import model_settings
+from hypothesis import example, given
 from hypothesis import strategies as st
 
 from amem_graph import ConflictError, MemoryGraph, NotFoundError
 from amem_graph.core.models import Hit
 from amem_graph.provenance.retraction import RetractionReport
-
-#: the suite runs a fixed set of examples (the same in every CI run); a hunt sets
-#: AMEM_HYPOTHESIS_EXAMPLES and draws new ones
-HUNT = os.environ.get("AMEM_HYPOTHESIS_EXAMPLES")
-EXAMPLES = int(HUNT or "60")
 
 #: ("write", indices of parents, in the second scope), ("supersede", index), ("retract",
 #: indices of targets, cascade, where), ("restore", index of a retraction), ("forget", index),
@@ -312,12 +307,7 @@ class Run:
 
 @pytest.mark.filterwarnings("ignore::hypothesis.errors.NonInteractiveExampleWarning")
 def test_retract_and_restore_agree_with_the_model(mg: MemoryGraph) -> None:
-    @settings(
-        max_examples=EXAMPLES,
-        derandomize=HUNT is None,
-        deadline=None,
-        suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
-    )
+    @model_settings(60)
     @given(steps)
     @example([("write", [], False), ("supersede", 0), ("retract", [1], False, None),
               ("forget", 1), ("restore", 0)])  # fmt: skip

@@ -17,22 +17,18 @@ failure until the restore replays the changes in version order).
 
 from __future__ import annotations
 
-import os
 import uuid
 from typing import Any
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hunting import model_settings
+from hypothesis import given
 from hypothesis import strategies as st
 
 from amem_graph import MemoryGraph
 from amem_graph.stores.base import MemoryFilter
 from notes.fakes import MakeGraph
 
-#: the suite runs a fixed set of examples (the same in every CI run); a hunt sets
-#: AMEM_HYPOTHESIS_EXAMPLES and draws new ones
-HUNT = os.environ.get("AMEM_HYPOTHESIS_EXAMPLES")
-EXAMPLES = int(HUNT or "25")
 WORDS = ["vault", "password", "staging", "rotate", "monday", "database", "audit", "oncall"]
 
 #: a note: its words, the indices of earlier notes it derives from, whether it supersedes the
@@ -84,12 +80,7 @@ def test_restoring_every_retraction_in_any_order_gives_back_the_notes_exactly(
 ) -> None:
     mg = make_graph(link_threshold=0.3)  # links, so evolution, in about a quarter of examples
 
-    @settings(
-        max_examples=EXAMPLES,
-        derandomize=HUNT is None,
-        deadline=None,
-        suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
-    )
+    @model_settings(25)
     @given(world)
     def run(drawn: tuple[list[Any], list[Any], Any]) -> None:
         notes, retractions, rng = drawn
