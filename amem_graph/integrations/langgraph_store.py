@@ -203,10 +203,6 @@ class _ItemScopes:
             self._cached = (count, stems)
         return stems
 
-    def get(self, graph: MemoryGraph) -> frozenset[str]:
-        """The scopes of every namespace that ever held an item."""
-        return frozenset(self.stems(graph))
-
 
 class AmemStore(BaseStore):
     """LangGraph long-term memory over a ``MemoryGraph`` (embedded store or Neo4j).
@@ -466,7 +462,7 @@ class AmemStore(BaseStore):
     def _scopes_under(self, prefix: tuple[str, ...]) -> list[str]:
         """The scopes of every namespace that ever held an item at or below ``prefix``."""
         head = ns.encode(prefix)
-        found = self._scopes.get(self.graph)
+        found = self._scopes.stems(self.graph)  # its keys: every scope that held an item
         return sorted(s for s in found if ns.under(s[len(ns.SCOPE_PREFIX) :], head))
 
     def _live_namespaces(self) -> set[tuple[str, ...]]:

@@ -95,13 +95,19 @@ def parse_source(uri: str) -> tuple[str, str] | None:
     return SCOPE_PREFIX + encoded, key
 
 
+#: hex digits of the scope-and-key digest in an item's memory ids
+_DIGEST = 32
+#: what every item memory id starts with
+_ITEM_ID = "lg-"
+
+
 def _digest(scope: str, key: str) -> str:
-    return hashlib.sha256(f"{scope}\x00{key}".encode()).hexdigest()[:32]
+    return hashlib.sha256(f"{scope}\x00{key}".encode()).hexdigest()[:_DIGEST]
 
 
 def item_stem(scope: str, key: str) -> str:
     """What the ids of an item's memories start with: ``lg-<digest of scope and key>-``."""
-    return f"lg-{_digest(scope, key)}-"
+    return f"{_ITEM_ID}{_digest(scope, key)}-"
 
 
 def item_memory_id(scope: str, key: str, version: int) -> str:
@@ -119,6 +125,6 @@ def item_version(memory_id: str, scope: str, key: str) -> int | None:
 def memory_stem(memory_id: str) -> str | None:
     """The ``item_stem`` a memory id is made of, or None for an id no item version has."""
     stem, _, tail = memory_id.rpartition("-")
-    if not memory_id.startswith("lg-") or not tail.isdigit() or len(stem) != 35:
-        return None
-    return stem + "-"
+    if memory_id.startswith(_ITEM_ID) and tail.isdigit() and len(stem) == len(_ITEM_ID) + _DIGEST:
+        return stem + "-"
+    return None

@@ -107,27 +107,6 @@ def plan_erasure(store: GraphStore, ids: Sequence[str]) -> WriteBatch:
     for e in store.edges(sorted(changed), ["RETRACTED"], "in"):
         if set(e.props.get("versions") or []) & erased:  # its exact note may hold the words
             batch.edges.append(EdgeWrite(e.type, e.src, e.dst, dict.fromkeys(_EXACT), e.key))
-    _unsupersede(store, gone, batch)
+    # what they superseded comes back (``undo.put_back``)
+    undo.put_back(store, gone, lambda olds: active_holds(store, olds), batch)
     return batch
-
-
-def _unsupersede(store: GraphStore, gone: set[str], batch: WriteBatch) -> None:
-    """Put back what the erased memories superseded, unless another live memory supersedes it
-    too. One a retraction holds keeps its status, and the holds' base status is rewritten
-    instead, so that the restore brings it back as current (not as superseded by nothing)."""
-    olds = {e.dst: e for e in store.edges(sorted(gone), ["SUPERSEDES"], "out") if e.dst not in gone}
-    if not olds:
-        return
-    rivals = [e for e in store.edges(sorted(olds), ["SUPERSEDES"], "in") if e.src not in gone]
-    live = store.statuses(sorted({e.src for e in rivals}))
-    still = {e.dst for e in rivals if live.get(e.src) not in ("retracted", "quarantined")}
-    status = store.statuses(sorted(olds))
-    holds = active_holds(store, sorted(olds))
-    for old, e in sorted(olds.items()):
-        if old in still:
-            continue
-        back = str(e.props.get("previous_status") or "active")
-        if status.get(old) == "superseded":
-            batch.memory_updates.append(MemoryUpdate(old, changes={"status": back}))
-        elif any(h.props.get("base_status") == "superseded" for h in holds.get(old, [])):
-            undo.rebase(batch, holds[old], back)

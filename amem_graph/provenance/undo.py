@@ -20,7 +20,6 @@ from __future__ import annotations
 
 from collections import defaultdict
 from collections.abc import Callable, Mapping, Sequence
-from typing import Any
 
 from amem_graph.core.schema import MEMORY_VERSION
 from amem_graph.core.versions import (
@@ -82,17 +81,35 @@ def unsupersede(
     holds_of: Callable[[list[str]], Mapping[str, Sequence[Edge]]],
     batch: WriteBatch,
 ) -> list[str]:
-    """Put back what ``down`` superseded; the ids un-superseded. ``holds_of`` reads the active
-    status holds on memories (a held memory gets its base status rewritten instead)."""
+    """Put back what ``down`` superseded (``put_back``), recording each with an
+    ``unsuperseded`` edge from retraction ``rid``; the ids un-superseded."""
+    out = put_back(store, down, holds_of, batch)
+    for old, (back, by) in out.items():
+        props = {"effect": "unsuperseded", "superseded_by": by, "status": back}
+        batch.edges.append(EdgeWrite("RETRACTED", rid, old, props, key="unsuperseded"))
+    return sorted(out)
+
+
+def put_back(
+    store: GraphStore,
+    down: set[str],
+    holds_of: Callable[[list[str]], Mapping[str, Sequence[Edge]]],
+    batch: WriteBatch,
+) -> dict[str, tuple[str, list[str]]]:
+    """Put back what ``down`` (retracted or erased) superseded, unless a live memory outside
+    it supersedes it too: memory -> (the status it gets back, those of ``down`` that
+    superseded it). ``holds_of`` reads the active status holds on memories: a held memory keeps
+    its status and its holds' base status is rewritten instead, so a restore brings it back
+    current (not superseded by a memory that is gone)."""
     edges = [e for e in store.edges(sorted(down), ["SUPERSEDES"], "out") if e.dst not in down]
     olds = sorted({e.dst for e in edges})
     if not olds:
-        return []
+        return {}
     holds = holds_of(olds)
     rivals = store.edges(olds, ["SUPERSEDES"], "in")
     rival_status = store.statuses(sorted({e.src for e in rivals}))
     status = store.statuses(olds)
-    out: list[str] = []
+    out: dict[str, tuple[str, list[str]]] = {}
     for old in olds:
         live = [
             e.src
@@ -103,19 +120,13 @@ def unsupersede(
             continue
         mine = [e for e in edges if e.dst == old]
         back = str(mine[0].props.get("previous_status") or "active")
-        props: dict[str, Any] = {
-            "effect": "unsuperseded",
-            "superseded_by": sorted(e.src for e in mine),
-            "status": back,
-        }
         if status[old] == "superseded":
             batch.memory_updates.append(MemoryUpdate(old, changes={"status": back}))
         elif any(h.props.get("base_status") == "superseded" for h in holds.get(old, [])):
             rebase(batch, holds[old], back)
         else:
             continue
-        batch.edges.append(EdgeWrite("RETRACTED", rid, old, props, key="unsuperseded"))
-        out.append(old)
+        out[old] = (back, sorted(e.src for e in mine))
     return out
 
 
@@ -132,7 +143,7 @@ def redo(
     still_held: Mapping[str, str],
     holds: Mapping[str, Sequence[Edge]],
     batch: WriteBatch,
-    lifted: dict[str, str] | None = None,
+    lifted: dict[str, str],
 ) -> None:
     """Re-apply the ``reverted`` and ``unsuperseded`` records of retraction ``rid``.
 
@@ -143,7 +154,7 @@ def redo(
     """
     for e in own:
         if e.props.get("effect") == "unsuperseded":
-            _resupersede(store, rid, e, still_held, holds, batch, {} if lifted is None else lifted)
+            _resupersede(store, rid, e, still_held, holds, batch, lifted)
         elif e.props.get("effect") == "reverted":
             _reapply(store, rid, e, still_held, batch)
 
