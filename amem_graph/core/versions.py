@@ -9,6 +9,7 @@ removed, leaving alone what other changes did since (``undo_state`` / ``redo_sta
 
 from __future__ import annotations
 
+from collections.abc import Sequence, Set
 from datetime import datetime
 from typing import Any, Literal
 
@@ -18,6 +19,8 @@ from amem_graph.core.models import Memory
 
 VersionKind = Literal["evolve", "revert"]
 _FIELDS = ("keywords", "tags", "context")
+#: the reason an erasure leaves on the versions whose words it blanked
+ERASED = "erased"
 
 
 class NoteState(BaseModel):
@@ -131,10 +134,29 @@ def redo_state(current: NoteState, change: NoteVersion) -> NoteState:
     return _replay(current, change.before, change.after)
 
 
+def replayed(versions: Sequence[NoteVersion], applied: Set[str]) -> NoteState | None:
+    """The note its versions give when only those in ``applied`` are in force: the first
+    version's state before, moved by each applied change in version order. Restores that come
+    in any order then agree on one note (re-applying the changes as deltas in the order the
+    restores come put a later change's keywords before an earlier one's). None when an erasure
+    blanked a version: its words are gone, so the note cannot be rebuilt from them."""
+    ordered = sorted(versions, key=lambda v: v.version)
+    if not ordered or any(v.reason == ERASED for v in ordered):
+        return None
+    state = ordered[0].before
+    for v in ordered:
+        if v.id in applied:
+            state = redo_state(state, v)
+    return state
+
+
 def _replay(current: NoteState, src: NoteState, dst: NoteState) -> NoteState:
-    """``current`` moved by the step from ``src`` to ``dst``: what ``dst`` has over ``src``
-    added, what it lacks removed, and the context set to ``dst``'s if ``current`` still has
-    ``src``'s (a later rewrite of the context is kept)."""
+    """``current`` moved by the step from ``src`` to ``dst``: ``dst`` itself when ``current``
+    is ``src``; else what ``dst`` has over ``src`` added, what it lacks removed, and the
+    context set to ``dst``'s if ``current`` still has ``src``'s (a later rewrite of the
+    context is kept)."""
+    if current == src:
+        return dst
     out: dict[str, Any] = {}
     for name in ("keywords", "tags"):
         s, d = getattr(src, name), getattr(dst, name)

@@ -18,7 +18,7 @@ from datetime import datetime
 
 from amem_graph.core.models import Memory
 from amem_graph.core.schema import MEMORY_VERSION
-from amem_graph.core.versions import NoteState, NoteVersion, undo_state
+from amem_graph.core.versions import ERASED, NoteState, NoteVersion, undo_state
 from amem_graph.provenance import undo
 from amem_graph.provenance.retraction import active_holds
 from amem_graph.stores.base import EdgeWrite, GraphStore, MemoryUpdate, NodeWrite, WriteBatch
@@ -99,9 +99,7 @@ def plan_erasure(store: GraphStore, ids: Sequence[str]) -> WriteBatch:
         batch.memory_updates.append(MemoryUpdate(mid, changes=state.changes()))
     for v in versions:
         blank = dict.fromkeys(_WORDS)
-        blank.update(
-            {"reason": "erased", "caused_by": None if v.caused_by in gone else v.caused_by}
-        )
+        blank.update({"reason": ERASED, "caused_by": None if v.caused_by in gone else v.caused_by})
         batch.nodes.append(NodeWrite(MEMORY_VERSION, v.id, blank))
     erased = {v.id for v in versions}
     for e in store.edges(sorted(changed), ["RETRACTED"], "in"):

@@ -11,7 +11,9 @@
   records it.
 
 ``restore`` re-applies both: exactly (the recorded note) when nothing changed the memory since,
-else as deltas. If the causing memory is still held down by another active retraction, the
+else by rebuilding the note from its versions, those in force replayed in version order, so
+restores in any order give one note (as deltas on the current note when an erasure blanked a
+version's words). If the causing memory is still held down by another active retraction, the
 record moves to that retraction instead (with the exact notes, when it moves whole), so
 restoring that one re-applies it.
 """
@@ -26,8 +28,10 @@ from amem_graph.core.versions import (
     NoteState,
     NoteVersion,
     redo_state,
+    replayed,
     undo_state,
 )
+from amem_graph.notes.evolution import history
 from amem_graph.stores.base import Edge, EdgeWrite, GraphStore, MemoryUpdate, NodeWrite, WriteBatch
 
 #: statuses that mean "not live" for a superseding memory
@@ -190,6 +194,14 @@ def _resupersede(
         batch.memory_updates.append(MemoryUpdate(e.dst, changes={"status": "superseded"}))
 
 
+def _replayed(store: GraphStore, mid: str, again: Sequence[NoteVersion]) -> NoteState | None:
+    """Memory ``mid``'s note rebuilt from its versions with ``again`` back in force
+    (``versions.replayed``)."""
+    versions = history(store, mid)
+    applied = {v.id for v in versions if not v.undone} | {v.id for v in again}
+    return replayed(versions, applied)
+
+
 def _reapply(
     store: GraphStore,
     rid: str,
@@ -223,9 +235,11 @@ def _reapply(
     if exact and current == NoteState.from_props(e.props, "set"):
         state = NoteState.from_props(e.props, "held")
     else:
-        state = current
-        for v in again:
-            state = redo_state(state, v)
+        rebuilt = _replayed(store, e.dst, again)
+        state = current if rebuilt is None else rebuilt
+        if rebuilt is None:  # a version's words erased: the changes again, as deltas
+            for v in again:
+                state = redo_state(state, v)
     batch.memory_updates.append(MemoryUpdate(e.dst, changes=state.changes()))
     for v in again:
         batch.nodes.append(NodeWrite(MEMORY_VERSION, v.id, {"undone": False}))

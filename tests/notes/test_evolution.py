@@ -143,13 +143,6 @@ def test_a_later_revert_survives_two_retractions_of_the_cause_restored_in_turn(
     assert dump(mg) == before
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="known: restores re-apply undone note changes as deltas in the order the restores "
-    "come, so restoring the later change's retraction first appends its keywords before the "
-    "earlier change's (and a context change could be lost); the fix is to rebuild the note "
-    "from its first version by replaying the changes not undone, in version order",
-)
 def test_restoring_the_later_change_first_gives_the_note_back_exactly(
     make_graph: MakeGraph,
 ) -> None:
