@@ -322,7 +322,7 @@ class NoteMethods:
         items = [
             {
                 "content": i.content,
-                "id": consolidate.insight_id(i),
+                "id": consolidate.fresh_id(self.store, i),
                 "kind": "insight",
                 "scope": sources[0].scope,
                 "task": task,

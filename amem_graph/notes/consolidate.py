@@ -5,7 +5,8 @@ down with it (a summary never keeps a retracted fact alive). A model writes the 
 names their sources by id (checked; unknown ids dropped and counted); offline, one extractive
 summary is made of the most central sentences: those whose terms recur most across the
 sources. Consolidating the same sources again gives the same insight (offline) or replaces the
-previous one (a model's new wording supersedes the old insight).
+previous one (a model's new wording supersedes the old insight; an earlier wording that comes
+back is written anew and supersedes the later one).
 """
 
 from __future__ import annotations
@@ -93,10 +94,21 @@ def model_insights(memories: Sequence[Memory], llm: NoteLLM) -> list[Insight] | 
     return out or None
 
 
-def insight_id(insight: Insight) -> str:
-    """Same text from the same sources, same id: consolidating twice writes nothing new."""
-    key = "\n".join([insight.content, *sorted(insight.sources)])
+def insight_id(insight: Insight, after: str | None = None) -> str:
+    """Same text from the same sources, same id: consolidating twice writes nothing new.
+    ``after``: the id the same text had when a later wording superseded it."""
+    key = "\n".join([insight.content, *sorted(insight.sources), *([after] if after else [])])
     return "insight-" + hashlib.sha256(key.encode("utf-8")).hexdigest()[:24]
+
+
+def fresh_id(store: GraphStore, insight: Insight) -> str:
+    """The insight's id, past those the same text had that a later wording superseded: a
+    wording that comes back is a new insight superseding the later one, not the superseded
+    one handed back while the later one stays current (nor a supersession cycle)."""
+    mid = insight_id(insight)
+    while store.statuses([mid]).get(mid) == "superseded":
+        mid = insight_id(insight, after=mid)
+    return mid
 
 
 def previous_insights(store: GraphStore, sources: Sequence[str], origin: str) -> list[Memory]:

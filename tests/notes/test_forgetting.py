@@ -95,6 +95,25 @@ def test_model_consolidation_checks_sources_and_supersedes(make_graph: MakeGraph
     assert graph.current(insight.id).id == second.insights[0].id
 
 
+def test_an_earlier_wording_that_comes_back_supersedes_the_later_one(
+    make_graph: MakeGraph,
+) -> None:
+    sources = session(make_graph(), "ep-3")
+    first = {"insights": [{"content": "Connect the VPN first.", "sources": [sources[0]]}]}
+    second = {"insights": [{"content": "Deploys need ops-eu.", "sources": [sources[0]]}]}
+    answers = (json.dumps(a) for a in (first, second, first, first))
+    graph = make_graph(llm=scripted(*answers), enabled=False)
+    a = graph.consolidate(episode="ep-3").insights[0]
+    b = graph.consolidate(episode="ep-3").insights[0]
+    back = graph.consolidate(episode="ep-3")
+    [again] = back.insights
+    assert again.content == a.content and again.id not in (a.id, b.id)
+    assert again.status == "active" and back.superseded == [b.id]
+    assert graph.get(b.id).status == "superseded" and graph.current(a.id).id == again.id
+    repeat = graph.consolidate(episode="ep-3")  # the same wording once more: nothing new
+    assert repeat.written == [] and [m.id for m in repeat.insights] == [again.id]
+
+
 def test_consolidation_bad_input(make_graph: MakeGraph) -> None:
     mg = make_graph()
     with pytest.raises(ValidationError, match="exactly one"):
