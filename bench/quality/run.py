@@ -5,6 +5,7 @@
     python bench/quality/run.py --data PATH ...    # only the given sets
     python bench/quality/run.py --ablate           # and the hybrid minus each of its signals
     python bench/quality/run.py --embedder hashing # no model (fast, not a quality figure)
+    python bench/quality/run.py --embedder st:DIR  # another model (sentence-transformers, torch)
     python bench/quality/run.py --notes off        # ingest without the note layer (default on)
 
 Each turn is stored as one memory through the public API, the way an agent developer would
@@ -194,7 +195,11 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--data", type=Path, nargs="*", default=[])
     parser.add_argument("--seeds", default="", help="comma-separated generator seeds")
-    parser.add_argument("--embedder", default="minilm", choices=["minilm", "hashing"])
+    parser.add_argument(
+        "--embedder",
+        default="minilm",
+        help='"minilm", "hashing", or "st:<model dir>" (a sentence-transformers model; torch)',
+    )
     parser.add_argument("--k", type=int, default=10)
     parser.add_argument("--quiet", action="store_true", help="only the summaries")
     parser.add_argument("--ablate", action="store_true", help="also the hybrid minus each signal")
