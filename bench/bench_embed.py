@@ -1,6 +1,7 @@
 """MiniLM embedding cost: the torch-free runtime against sentence-transformers, same run.
 
     python bench/bench_embed.py [--runs 5] [--no-st]
+    python bench/bench_embed.py --also DIR/all-mpnet-base-v2   # and another model (torch)
 
 For each backend (``MiniLMEmbedder``, numpy, with its default one BLAS thread and with numpy's
 own thread count; ``SentenceTransformerEmbedder`` on the same model directory, torch, when the
@@ -14,6 +15,8 @@ own thread count; ``SentenceTransformerEmbedder`` on the same model directory, t
 * agreement: minimum cosine between numpy and sentence-transformers over that batch.
 
 Ratios are sentence-transformers over numpy at one thread (above 1 means numpy is faster).
+``--also DIR`` adds another sentence-transformers model (no cold start) and its cost over the
+default's (MiniLM, numpy, one thread): what a stronger model costs (bench/quality/README.md).
 """
 
 from __future__ import annotations
@@ -90,6 +93,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=5)
     parser.add_argument("--no-st", action="store_true", help="skip sentence-transformers")
+    parser.add_argument("--also", default=None, help="another sentence-transformers model dir")
     args = parser.parse_args()
     texts = corpus()
     results = {
@@ -126,6 +130,15 @@ def main() -> None:
         )
         cosine = (vectors["numpy"] * vectors["st"]).sum(axis=1)
         print(f"min cosine numpy vs st over the batch: {cosine.min():.7f}")
+    if args.also:
+        other = measure(None, SentenceTransformerEmbedder(args.also), texts, args.runs)
+        n = results["numpy"]
+        print(
+            f"{Path(args.also).name}: load {other['load']:.2f} s, query "
+            f"{other['query_ms']:.2f} ms ({other['query_ms'] / n['query_ms']:.2f}x MiniLM), "
+            f"{other['texts_per_s']:.1f} texts/s ({n['texts_per_s'] / other['texts_per_s']:.2f}x "
+            f"slower; per CPU second {n['texts_per_cpu_s'] / other['texts_per_cpu_s']:.2f}x)"
+        )
 
 
 if __name__ == "__main__":
