@@ -1,4 +1,5 @@
-"""Embedders: text to vectors (MiniLM offline without torch, sentence-transformers, hashing,
+"""Embedders: text to vectors (MiniLM, or any BERT/MPNet directory, offline without torch;
+sentence-transformers, hashing,
 any LangChain ``Embeddings``)."""
 
 from amem_graph.embeddings.embedders import (
@@ -8,7 +9,7 @@ from amem_graph.embeddings.embedders import (
     RecordedEmbedder,
     resolve_embedder,
 )
-from amem_graph.embeddings.minilm import MiniLMEmbedder
+from amem_graph.embeddings.minilm import MiniLMEmbedder, NumpyEmbedder
 from amem_graph.embeddings.st import SentenceTransformerEmbedder
 
 __all__ = [
@@ -16,6 +17,7 @@ __all__ = [
     "HashingEmbedder",
     "LangChainEmbedder",
     "MiniLMEmbedder",
+    "NumpyEmbedder",
     "RecordedEmbedder",
     "SentenceTransformerEmbedder",
     "resolve_embedder",

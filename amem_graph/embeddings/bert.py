@@ -1,4 +1,5 @@
-"""A BERT encoder forward pass in numpy, for sentence-transformers models such as MiniLM.
+"""A BERT encoder forward pass in numpy, for sentence-transformers models such as MiniLM
+(and, with ``mpnet.py``, MPNet models such as all-mpnet-base-v2).
 
 Why numpy: the default embedder must not pull torch (gigabytes, seconds to import) to run a
 6-layer, 384-wide encoder whose cost is a handful of matrix products that BLAS does as well.
@@ -47,25 +48,30 @@ def read_safetensors(path: Path) -> dict[str, np.ndarray]:
 
 @dataclass(frozen=True)
 class BertConfig:
-    """The few ``config.json`` fields the forward pass needs."""
+    """The few ``config.json`` fields the forward pass needs. ``model_type`` "bert", or
+    "mpnet" (the same post-LayerNorm layers with a relative position bias on the attention
+    scores, ``mpnet.py``); ``buckets`` is MPNet's number of relative position buckets."""
 
     layers: int
     heads: int
     hidden: int
     eps: float
+    model_type: str = "bert"
+    buckets: int = 0
 
     @classmethod
     def from_file(cls, path: Path) -> BertConfig:
         """Read ``config.json``; refuse what this forward pass does not implement."""
         cfg = json.loads(path.read_text(encoding="utf-8"))
+        kind = cfg.get("model_type")
         supported = (
-            cfg.get("model_type") == "bert"
+            kind in ("bert", "mpnet")
             and cfg.get("hidden_act") == "gelu"
             and cfg.get("position_embedding_type", "absolute") == "absolute"
         )
         if not supported:
             raise AmemGraphError(
-                f"{path}: only BERT with GELU and absolute positions runs without torch",
+                f"{path}: only BERT or MPNet with GELU and absolute positions runs without torch",
                 hint='use SentenceTransformerEmbedder (pip install "amem-graph[st]")',
             )
         return cls(
@@ -73,6 +79,8 @@ class BertConfig:
             heads=int(cfg["num_attention_heads"]),
             hidden=int(cfg["hidden_size"]),
             eps=float(cfg["layer_norm_eps"]),
+            model_type=str(kind),
+            buckets=int(cfg.get("relative_attention_num_buckets", 0)),
         )
 
 
@@ -166,17 +174,27 @@ class _Layer:
 class BertEncoder:
     """Token ids and attention mask in, last hidden states out (``BertModel`` without pooler)."""
 
+    #: where each layer keeps its attention weights (the rest is named alike in BERT and MPNet)
+    QUERY, KEY, VALUE = "attention.self.query", "attention.self.key", "attention.self.value"
+    ATTENTION_OUT, ATTENTION_NORM = "attention.output.dense", "attention.output.LayerNorm"
+
     def __init__(self, config: BertConfig, tensors: dict[str, np.ndarray]) -> None:
         self.config = config
         try:
             self._word = tensors["embeddings.word_embeddings.weight"]
             self._pos = tensors["embeddings.position_embeddings.weight"]
-            self._type0 = np.array(tensors["embeddings.token_type_embeddings.weight"][0])
             self._ln_w = np.array(tensors["embeddings.LayerNorm.weight"])
             self._ln_b = np.array(tensors["embeddings.LayerNorm.bias"])
             self._layers = [self._layer(tensors, i) for i in range(config.layers)]
+            self._load_extra(tensors)
         except KeyError as exc:
-            raise AmemGraphError(f"the BERT weights lack tensor {exc.args[0]}") from exc
+            raise AmemGraphError(
+                f"the {config.model_type.upper()} weights lack tensor {exc.args[0]}"
+            ) from exc
+
+    def _load_extra(self, tensors: dict[str, np.ndarray]) -> None:
+        """BERT's token type row (every token is type 0)."""
+        self._type0 = np.array(tensors["embeddings.token_type_embeddings.weight"][0])
 
     @property
     def max_positions(self) -> int:
@@ -195,15 +213,15 @@ class BertEncoder:
         def b(name: str) -> np.ndarray:
             return np.array(t[p + name + ".bias"])
 
-        q, k, v = "attention.self.query", "attention.self.key", "attention.self.value"
+        q, k, v = self.QUERY, self.KEY, self.VALUE
         fused = [t[p + q + ".weight"] * scale, t[p + k + ".weight"], t[p + v + ".weight"]]
         return _Layer(
             qkv_w=np.concatenate(fused, axis=0).T,
             qkv_b=np.concatenate([b(q) * scale, b(k), b(v)]),
-            out_w=w("attention.output.dense"),
-            out_b=b("attention.output.dense"),
-            ln1_w=np.array(t[p + "attention.output.LayerNorm.weight"]),
-            ln1_b=b("attention.output.LayerNorm"),
+            out_w=w(self.ATTENTION_OUT),
+            out_b=b(self.ATTENTION_OUT),
+            ln1_w=np.array(t[p + self.ATTENTION_NORM + ".weight"]),
+            ln1_b=b(self.ATTENTION_NORM),
             up_w=w("intermediate.dense"),
             up_b=b("intermediate.dense"),
             down_w=w("output.dense"),
@@ -212,15 +230,27 @@ class BertEncoder:
             ln2_b=b("output.LayerNorm"),
         )
 
+    def _embed(self, ids: np.ndarray, mask: np.ndarray) -> np.ndarray:
+        """Word, position and token type embeddings, before their LayerNorm."""
+        embedded: np.ndarray = self._word[ids] + self._pos[: ids.shape[1]] + self._type0
+        return embedded
+
+    def _score_bias(self, seq: int) -> np.ndarray | None:
+        """What every layer adds to the attention scores besides the padding mask: none."""
+        return None
+
     def forward(self, ids: np.ndarray, mask: np.ndarray) -> np.ndarray:
         """Hidden states (batch, seq, hidden) for int ids and a 0/1 mask, both (batch, seq)."""
         batch, seq = ids.shape
         cfg = self.config
         heads, head_dim = cfg.heads, cfg.hidden // cfg.heads
-        x = self._word[ids] + self._pos[:seq] + self._type0
+        x = self._embed(ids, mask)
         x = layer_norm(x, self._ln_w, self._ln_b, cfg.eps).reshape(batch * seq, cfg.hidden)
-        # Padding keys get -inf before the softmax; the [CLS] key keeps every row finite.
+        # Padding keys get -inf before the softmax; the first key keeps every row finite.
         key_bias = np.where(mask[:, None, None, :] > 0, 0.0, -np.inf).astype(np.float32)
+        position_bias = self._score_bias(seq)
+        if position_bias is not None:
+            key_bias = key_bias + position_bias  # (batch, heads, seq, seq), once for all layers
         for layer in self._layers:
             qkv = _linear(x, layer.qkv_w, layer.qkv_b).reshape(batch, seq, 3, heads, head_dim)
             q, k, v = qkv.transpose(2, 0, 3, 1, 4)  # each (batch, heads, seq, head_dim)

