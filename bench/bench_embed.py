@@ -15,8 +15,9 @@ own thread count; ``SentenceTransformerEmbedder`` on the same model directory, t
 * agreement: minimum cosine between numpy and sentence-transformers over that batch.
 
 Ratios are sentence-transformers over numpy at one thread (above 1 means numpy is faster).
-``--also DIR`` adds another sentence-transformers model (no cold start) and its cost over the
-default's (MiniLM, numpy, one thread): what a stronger model costs (bench/quality/README.md).
+``--also DIR`` adds another sentence-transformers BERT or MPNet directory (no cold start), in
+numpy and, with the extra, sentence-transformers, and its cost over the default's (MiniLM,
+numpy, one thread): what a stronger model costs (bench/quality/README.md).
 """
 
 from __future__ import annotations
@@ -36,7 +37,12 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # this checkout's amem_graph
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
-from amem_graph.embeddings import Embedder, MiniLMEmbedder, SentenceTransformerEmbedder
+from amem_graph.embeddings import (
+    Embedder,
+    MiniLMEmbedder,
+    NumpyEmbedder,
+    SentenceTransformerEmbedder,
+)
 from bench.common import WORDS
 
 COLD = {
@@ -131,14 +137,33 @@ def main() -> None:
         cosine = (vectors["numpy"] * vectors["st"]).sum(axis=1)
         print(f"min cosine numpy vs st over the batch: {cosine.min():.7f}")
     if args.also:
-        other = measure(None, SentenceTransformerEmbedder(args.also), texts, args.runs)
-        n = results["numpy"]
+        also(args.also, texts, args.runs, results["numpy"])
+
+
+def also(model_dir: str, texts: list[str], runs: int, base: dict[str, float]) -> None:
+    """Another model's cost over the default's: the numpy runtime (``NumpyEmbedder``, one
+    thread) and, with the ``[st]`` extra, sentence-transformers, and how far apart they are."""
+    name = Path(model_dir).name
+    backends: dict[str, Embedder] = {"numpy": NumpyEmbedder(model_dir)}
+    try:
+        import sentence_transformers  # noqa: F401
+    except ImportError:
+        pass
+    else:
+        backends["st"] = SentenceTransformerEmbedder(model_dir)
+    vectors = {}
+    for kind, emb in backends.items():
+        r = measure(None, emb, texts, runs)
         print(
-            f"{Path(args.also).name}: load {other['load']:.2f} s, query "
-            f"{other['query_ms']:.2f} ms ({other['query_ms'] / n['query_ms']:.2f}x MiniLM), "
-            f"{other['texts_per_s']:.1f} texts/s ({n['texts_per_s'] / other['texts_per_s']:.2f}x "
-            f"slower; per CPU second {n['texts_per_cpu_s'] / other['texts_per_cpu_s']:.2f}x)"
+            f"{name} ({kind}): load {r['load']:.2f} s, query {r['query_ms']:.2f} ms "
+            f"({r['query_ms'] / base['query_ms']:.2f}x MiniLM), {r['texts_per_s']:.1f} texts/s "
+            f"({base['texts_per_s'] / r['texts_per_s']:.2f}x slower; per CPU second "
+            f"{base['texts_per_cpu_s'] / r['texts_per_cpu_s']:.2f}x)"
         )
+        vectors[kind] = np.asarray(emb.embed_documents(texts))
+    if len(vectors) == 2:
+        cosine = (vectors["numpy"] * vectors["st"]).sum(axis=1)
+        print(f"{name}: min cosine numpy vs st over the batch: {cosine.min():.7f}")
 
 
 if __name__ == "__main__":

@@ -148,11 +148,11 @@ def test_the_model_trap_is_live(minilm_store: Path) -> None:
     assert "MiniLM model was loaded" in result.output
 
 
-@pytest.mark.parametrize("value", ["st:", "st:   ", "bogus", "MiniLM"])
+@pytest.mark.parametrize("value", ["st:", "st:   ", "numpy:", "bogus", "MiniLM"])
 def test_embedder_option_refuses_unknown_values(tmp_path: Path, value: str) -> None:
     result = _amem(tmp_path / "m.db", "--embedder", value, "add", "x")
     assert result.exit_code == 2
-    assert "is not minilm, hashing or st:<model>" in result.output
+    assert "is not minilm, hashing, st:<model>" in result.output
     assert not (tmp_path / "m.db").exists()
 
 

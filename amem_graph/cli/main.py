@@ -120,7 +120,8 @@ def _usage_hint(exc: click.exceptions.ClickException) -> str | None:
     default=None,
     help="Embedding model. Default: $AMEM_EMBEDDER, else the one the store was built with, "
     "else minilm. hashing is instant but not semantic; st:MODEL runs any sentence-transformers "
-    'model (pip install "amem-graph[st]").',
+    'model (pip install "amem-graph[st]"); numpy:DIR a BERT or MPNet model directory without '
+    "torch.",
 )
 @click.option("--json", "as_json", is_flag=True, help="Print plain JSON to stdout, nothing else.")
 @click.version_option(package_name="amem-graph", prog_name="amem")
@@ -459,7 +460,7 @@ def _memories(n: int) -> str:
     "demo_embedder",
     type=EmbedderChoice(),
     default=None,
-    help="minilm (default, real model), hashing (instant) or st:MODEL.",
+    help="minilm (default, real model), hashing (instant), st:MODEL or numpy:DIR.",
 )
 @click.option(
     "--png",

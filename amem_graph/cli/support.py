@@ -28,7 +28,7 @@ from rich.progress import (
 
 from amem_graph.core.config import default_store_path
 from amem_graph.core.models import ensure_aware
-from amem_graph.embeddings import Embedder, MiniLMEmbedder
+from amem_graph.embeddings import Embedder, NumpyEmbedder
 from amem_graph.memory import admin
 from amem_graph.memory.graph import MemoryGraph
 from amem_graph.memory.vectors import CheckedEmbedder
@@ -75,29 +75,33 @@ else:
 
 
 class EmbedderChoice(_TextParam):
-    """``minilm``, ``hashing`` or ``st:<model dir or cached hub name>`` (the ``[st]`` extra)."""
+    """``minilm``, ``hashing``, ``st:<model dir or cached hub name>`` (the ``[st]`` extra) or
+    ``numpy:<model dir>`` (a BERT or MPNet directory, no torch)."""
 
     name = "embedder"
 
     def get_metavar(self, param: click.Parameter, ctx: click.Context | None = None) -> str:
-        return "[minilm|hashing|st:MODEL]"
+        return "[minilm|hashing|st:MODEL|numpy:DIR]"
 
     def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> str:
         text = str(value)
-        if text in ("minilm", "hashing") or (text.startswith("st:") and text[3:].strip()):
+        named = any(text.startswith(p) and text[len(p) :].strip() for p in ("st:", "numpy:"))
+        if text in ("minilm", "hashing") or named:
             return text
         self.fail(
-            f"{text!r} is not minilm, hashing or st:<model> (a sentence-transformers model "
-            'directory or cached name; pip install "amem-graph[st]")',
+            f"{text!r} is not minilm, hashing, st:<model> (a sentence-transformers model "
+            'directory or cached name; pip install "amem-graph[st]") or numpy:<model dir> '
+            "(a BERT or MPNet directory, run without torch)",
             param,
             ctx,
         )
 
 
 def _warm_up(embedder: Embedder) -> None:
-    """Load MiniLM under a spinner: a slow disk can take seconds and should not look hung."""
-    if isinstance(embedder, MiniLMEmbedder):
-        with err_console().status("Loading the all-MiniLM-L6-v2 embedding model…"):
+    """Load a numpy model under a spinner: a slow disk can take seconds and should not look
+    hung."""
+    if isinstance(embedder, NumpyEmbedder):
+        with err_console().status(f"Loading the {embedder.name} embedding model…"):
             embedder.load()
 
 

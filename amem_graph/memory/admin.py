@@ -75,7 +75,7 @@ def embedder_for(store: GraphStore, choice: str | None, no_embedding: bool) -> E
         name, dims = recorded
         if name.startswith("hashing-"):
             return HashingEmbedder(dims)
-        if name.startswith("st:"):  # the same sentence-transformers model, not MiniLM
+        if name.startswith(("st:", "numpy:")):  # the same model directory, not MiniLM
             return resolve_embedder(name)
     return resolve_embedder(choice or "minilm")
 

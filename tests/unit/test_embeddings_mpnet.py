@@ -55,6 +55,21 @@ def test_hidden_states_match_mpnet_model(
     np.testing.assert_allclose(got[real], expected[real], atol=2e-5)
 
 
+def test_sentence_vectors_match_sentence_transformers(reference: dict[str, np.ndarray]) -> None:
+    """The whole pipeline: MPNet's special tokens, truncation at the model's 12 pieces,
+    unknown words, mean pooling over the mask, normalisation; batched and one by one."""
+    texts, expected = [str(t) for t in reference["texts"]], reference["vectors"]
+    emb = NumpyEmbedder(TINY, batch_size=4)
+    got = emb.encode(texts)
+    np.testing.assert_allclose(got, expected, atol=2e-5)
+    alone = np.stack([emb.embed_query(t) for t in texts])
+    np.testing.assert_allclose(alone, expected, atol=2e-5)
+    runtime = emb._load()
+    assert runtime.max_len == 12
+    assert len(runtime.tokenizer.encode(texts[4]).ids) == 12  # truncated, </s> kept
+    assert runtime.tokenizer.encode(texts[4]).ids[-1] == 2
+
+
 def test_padding_does_not_change_a_rows_states(
     reference: dict[str, np.ndarray], tiny: MPNetEncoder
 ) -> None:
@@ -89,6 +104,7 @@ def test_a_directory_without_the_sentence_pipeline_is_refused_on_first_embed(
     tmp_path: Path,
 ) -> None:
     shutil.copytree(TINY, tmp_path / "m")
+    (tmp_path / "m" / "modules.json").unlink()
     emb = NumpyEmbedder(tmp_path / "m")  # config.json is enough to construct
     with pytest.raises(AmemGraphError, match="not a sentence-transformers model"):
         emb.embed_query("hi")
@@ -99,3 +115,20 @@ def test_an_unknown_architecture_is_refused(tmp_path: Path) -> None:
     (tmp_path / "config.json").write_text(json.dumps({**cfg, "model_type": "roberta"}))
     with pytest.raises(AmemGraphError, match="only BERT or MPNet"):
         BertConfig.from_file(tmp_path / "config.json")
+
+
+def test_a_store_built_with_a_numpy_model_recalls_and_the_cli_reopens_it(tmp_path: Path) -> None:
+    from click.testing import CliRunner
+
+    from amem_graph import MemoryGraph
+    from amem_graph.cli.main import cli
+
+    db = tmp_path / "m.db"
+    with MemoryGraph.open(str(db), embedder=f"numpy:{TINY}") as mg:
+        mg.remember("the deploy failed on monday", id="m1")
+        mg.remember("rotate the vault key", id="m2")
+        assert mg.recall("vault key", k=1)[0].memory.id == "m2"
+    # no --embedder: the CLI takes the one the store records, the same directory
+    result = CliRunner().invoke(cli, ["--store", str(db), "--json", "search", "deploy failed"])
+    assert result.exit_code == 0, result.output
+    assert json.loads(result.output)[0]["memory"]["id"] == "m1"
