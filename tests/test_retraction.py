@@ -347,6 +347,33 @@ def test_the_old_version_taken_down_after_the_new_one_comes_back_superseded(
     assert mg.store.statuses(["v1", "v2"]) == {"v1": "superseded", "v2": "active"}
 
 
+def test_a_version_written_while_the_restored_one_was_down_is_reported_beside_it(
+    mg: MemoryGraph,
+) -> None:
+    """v2 retracted puts v1 back; an agent then supersedes v1 with v3. Restoring v2 brings it
+    back current beside v3 (a restore puts back what was, it does not rank versions): the
+    report names the fork so the analyst can supersede one."""
+    _versions(mg)
+    report = mg.retract("v2", reason="wrong", cascade=False)
+    mg.remember("the vpn is ops-ap", id="v3", scope="erasure", supersedes="v1")
+    back = mg.restore(report.id)
+    assert mg.store.statuses(["v1", "v2", "v3"]) == {
+        "v1": "superseded",
+        "v2": "active",
+        "v3": "active",
+    }
+    assert back.forked == {"v2": ["v3"]}
+    mg.remember("the vpn is ops-ap, really", id="v4", scope="erasure", supersedes="v2")
+    again = mg.retract("v4", reason="check", cascade=False)
+    assert mg.restore(again.id).forked == {}  # v4 supersedes v2 alone: no fork
+
+
+def test_a_plain_restore_reports_no_fork(mg: MemoryGraph) -> None:
+    _versions(mg)
+    report = mg.retract("v2", reason="wrong", cascade=False)
+    assert mg.restore(report.id).forked == {}
+
+
 def test_restore_keeps_a_superseded_memory_superseded(mg: MemoryGraph, world: World) -> None:
     mg.store.apply(WriteBatch(memory_updates=[MemoryUpdate(world.clean, {"status": "superseded"})]))
     report = mg.retract(world.clean, reason="wrong too", cascade=False)

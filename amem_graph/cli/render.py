@@ -399,6 +399,11 @@ def restore_table(report: RestoreReport) -> Table:
     table.add_row("restored at", report.restored_at.isoformat())
     table.add_row(Text("back to their own status", style="green"), _ids(report.restored))
     table.add_row(Text("still held by another retraction", style="yellow"), _ids(report.held))
+    for mid, rivals in report.forked.items():
+        table.add_row(
+            Text("current beside", style="yellow"),
+            Text(f"{mid} and {', '.join(rivals)} supersede the same memory: supersede one"),
+        )
     return table
 
 

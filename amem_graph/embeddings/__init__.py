@@ -1,6 +1,5 @@
-"""Embedders: text to vectors (MiniLM, or any BERT/MPNet directory, offline without torch;
-sentence-transformers, hashing,
-any LangChain ``Embeddings``)."""
+"""Embedders: text to vectors (MiniLM, or any BERT or MPNet directory, offline without torch;
+sentence-transformers, hashing, any LangChain ``Embeddings``)."""
 
 from amem_graph.embeddings.embedders import (
     Embedder,

@@ -118,6 +118,12 @@ class RestoreReport(BaseModel, defer_build=True):
         default_factory=list, description="still retracted or quarantined by another retraction"
     )
     already_restored: bool = False
+    forked: dict[str, list[str]] = Field(
+        default_factory=dict,
+        description="restored memories now current beside others that supersede the same "
+        "memory (written while they were down, say): restored id -> those ids; supersede one "
+        "of them to end the fork",
+    )
 
 
 @dataclass(frozen=True)
@@ -421,13 +427,34 @@ def plan_restore(
         if target != statuses[mid]:
             batch.memory_updates.append(MemoryUpdate(mid, changes={"status": target}))
         (held if holds.get(mid) else restored).append(mid)
+    forked = _forks(store, [m for m in restored if targets[m] == "active"])
     touched = sorted({*ids, *(e.dst for e in undos)})
     event = _restore_event(store, report, touched, by, reason, at)
     batch.nodes[:0] = [
         NodeWrite(RETRACTION, rid, {"restored_at": at, "restored_by": by}),
         event_write(event),
     ]
-    return batch, RestoreReport(id=rid, restored_at=at, restored=restored, held=held)
+    report_out = RestoreReport(id=rid, restored_at=at, restored=restored, held=held, forked=forked)
+    return batch, report_out
+
+
+def _forks(store: GraphStore, back: list[str]) -> dict[str, list[str]]:
+    """Of the memories coming back active, those that supersede a memory another active one
+    supersedes too: a key with two current versions, which the analyst should know of (a
+    version written while this one was down is not superseded by a restore)."""
+    if not back:
+        return {}
+    olds = store.edges(back, ["SUPERSEDES"], "out")
+    if not olds:
+        return {}
+    rivals = [e for e in store.edges(sorted({e.dst for e in olds}), ["SUPERSEDES"], "in")]
+    live = store.statuses(sorted({e.src for e in rivals} - set(back)))
+    out: dict[str, set[str]] = {}
+    for mine in olds:
+        for e in rivals:
+            if e.dst == mine.dst and live.get(e.src) == "active":
+                out.setdefault(mine.src, set()).add(e.src)
+    return {mid: sorted(ids) for mid, ids in sorted(out.items())}
 
 
 def _status_without(own: Edge, others: list[Edge]) -> str:

@@ -77,3 +77,14 @@ def test_explain_says_what_was_searched_when_names_were_left_out() -> None:
     hit.explanation.searched = "what did paint"
     text = "\n".join(_draw(render.explain_table([hit]), 100))
     assert "searched without the agents it names: what did paint" in text
+
+
+@pytest.mark.parametrize("width", [80, 120])
+def test_a_restore_names_the_versions_it_left_current_side_by_side(width: int) -> None:
+    from amem_graph.provenance.retraction import RestoreReport
+
+    report = RestoreReport(id=LONG_ID, restored_at=T0, restored=["v2"], forked={"v2": ["v3"]})
+    text = "\n".join(_draw(render.restore_table(report), width))
+    assert "current beside" in text and "v2 and v3 supersede the same memory" in text
+    plain = RestoreReport(id=LONG_ID, restored_at=T0, restored=["v2"])
+    assert "current beside" not in "\n".join(_draw(render.restore_table(plain), width))
