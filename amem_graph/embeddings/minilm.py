@@ -121,7 +121,7 @@ class NumpyEmbedder:
             raise ValidationError(f"{kind} batch_size must be positive, got {batch_size}")
         if threads is not None and threads < 1:
             raise ValidationError(f"{kind} threads must be positive, got {threads}")
-        self._dir = None if model_dir is None else Path(model_dir)
+        self._dir = None if model_dir is None else Path(model_dir).expanduser()
         self._dims: int | None = None
         if self._dir is not None:
             config = self._dir / "config.json"
@@ -140,7 +140,8 @@ class NumpyEmbedder:
 
     @property
     def name(self) -> str:
-        """``numpy:`` and the directory as given, so a store refuses any other model."""
+        """``numpy:`` and the directory (``~`` expanded), so a store refuses any other model and
+        the CLI can reopen it with this one."""
         return f"numpy:{self._dir}"
 
     @property

@@ -94,10 +94,16 @@ def test_a_model_directory_that_is_not_one_is_named(tmp_path: Path) -> None:
         NumpyEmbedder(TINY, threads=0)
 
 
-def test_numpy_spec_resolves_with_the_models_name_and_dims() -> None:
+def test_numpy_spec_resolves_with_the_models_name_and_dims(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     emb = resolve_embedder(f"numpy:{TINY}")
     assert isinstance(emb, NumpyEmbedder)
     assert emb.name == f"numpy:{TINY}" and emb.dims == 32
+    shutil.copytree(TINY, tmp_path / "models" / "tiny")
+    monkeypatch.setenv("HOME", str(tmp_path))
+    home = resolve_embedder("numpy:~/models/tiny")  # the shell leaves ~ after "numpy:" alone
+    assert home.name == f"numpy:{tmp_path / 'models' / 'tiny'}" and home.dims == 32
 
 
 def test_a_directory_without_the_sentence_pipeline_is_refused_on_first_embed(
