@@ -434,8 +434,7 @@ def plan_restore(
         NodeWrite(RETRACTION, rid, {"restored_at": at, "restored_by": by}),
         event_write(event),
     ]
-    report_out = RestoreReport(id=rid, restored_at=at, restored=restored, held=held, forked=forked)
-    return batch, report_out
+    return batch, RestoreReport(id=rid, restored_at=at, restored=restored, held=held, forked=forked)
 
 
 def _forks(store: GraphStore, back: list[str]) -> dict[str, list[str]]:
@@ -447,7 +446,7 @@ def _forks(store: GraphStore, back: list[str]) -> dict[str, list[str]]:
     olds = store.edges(back, ["SUPERSEDES"], "out")
     if not olds:
         return {}
-    rivals = [e for e in store.edges(sorted({e.dst for e in olds}), ["SUPERSEDES"], "in")]
+    rivals = store.edges(sorted({e.dst for e in olds}), ["SUPERSEDES"], "in")
     live = store.statuses(sorted({e.src for e in rivals} - set(back)))
     out: dict[str, set[str]] = {}
     for mine in olds:

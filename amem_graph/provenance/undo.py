@@ -236,8 +236,10 @@ def _reapply(
         state = NoteState.from_props(e.props, "held")
     else:
         rebuilt = _replayed(store, e.dst, again)
-        state = current if rebuilt is None else rebuilt
-        if rebuilt is None:  # a version's words erased: the changes again, as deltas
+        if rebuilt is not None:
+            state = rebuilt
+        else:  # a version's words erased: the changes again, as deltas
+            state = current
             for v in again:
                 state = redo_state(state, v)
     batch.memory_updates.append(MemoryUpdate(e.dst, changes=state.changes()))
