@@ -194,10 +194,9 @@ def _resupersede(
         batch.memory_updates.append(MemoryUpdate(e.dst, changes={"status": "superseded"}))
 
 
-def _replayed(store: GraphStore, mid: str, again: Sequence[NoteVersion]) -> NoteState | None:
-    """Memory ``mid``'s note rebuilt from its versions with ``again`` back in force
+def _replayed(versions: Sequence[NoteVersion], again: Sequence[NoteVersion]) -> NoteState | None:
+    """The note ``versions`` (all of a memory's) give with ``again`` back in force
     (``versions.replayed``)."""
-    versions = history(store, mid)
     applied = {v.id for v in versions if not v.undone} | {v.id for v in again}
     return replayed(versions, applied)
 
@@ -210,10 +209,9 @@ def _reapply(
     batch: WriteBatch,
 ) -> None:
     vids = [str(v) for v in e.props.get("versions") or []]
-    nodes = store.get_nodes(MEMORY_VERSION, vids)
-    versions = sorted(
-        (NoteVersion.from_node(n.id, n.props) for n in nodes.values()), key=lambda v: v.version
-    )
+    every = history(store, e.dst)  # all of the memory's versions: a rebuild replays them
+    recorded = set(vids)
+    versions = [v for v in every if v.id in recorded]
     moved: dict[str, list[str]] = defaultdict(list)
     again: list[NoteVersion] = []
     for v in versions:
@@ -235,7 +233,7 @@ def _reapply(
     if exact and current == NoteState.from_props(e.props, "set"):
         state = NoteState.from_props(e.props, "held")
     else:
-        rebuilt = _replayed(store, e.dst, again)
+        rebuilt = _replayed(every, again)
         if rebuilt is not None:
             state = rebuilt
         else:  # a version's words erased: the changes again, as deltas
