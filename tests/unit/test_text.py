@@ -59,13 +59,16 @@ def test_words_ending_in_a_digit_stem_as_the_porter_stemmer_stems_them() -> None
         assert stem(word) == porter.stemWord(word), word
 
 
+@pytest.mark.parametrize("stretch", [False, True])
 @pytest.mark.parametrize("reindexed", [False, True])
-@pytest.mark.parametrize("share", [0.01, 0.1, 0.6])
+@pytest.mark.parametrize("share", [0.0005, 0.01, 0.1, 0.6])
 def test_bm25_of_a_few_positions_is_the_whole_scoring_of_them(
-    reindexed: bool, share: float
+    reindexed: bool, share: float, stretch: bool
 ) -> None:
-    """``scores_at`` searches ordered postings for a few positions and masks the rest; either
-    way its values are ``scores``'s for those positions, bit for bit."""
+    """``scores_at`` cuts ordered postings to the stretch between the first and last
+    position, then searches them for a few positions and masks the rest; either way its
+    values are ``scores``'s for those positions, bit for bit. ``stretch``: the positions lie
+    together (a tenant written at once), with gaps, else scattered over the store."""
     rng = np.random.default_rng(int(share * 100) + reindexed)
     words = [f"w{i}" for i in range(30)]
     index = BM25Index()
@@ -80,7 +83,14 @@ def test_bm25_of_a_few_positions_is_the_whole_scoring_of_them(
     index.remove(3)
     assert all(p.ordered for p in index.postings.values()) is not reindexed
     mask = rng.random(n) < share
+    mask[int(rng.integers(0, n))] = True
+    if stretch:  # the same number of positions, packed into one stretch of the store
+        start = int(rng.integers(0, n // 2))
+        mask = np.zeros(n, dtype=bool)
+        mask[start : start + max(1, int(share * n * 1.5))] = True
+        mask[start + 1 :: 3] = False
     positions = np.flatnonzero(mask)
+    assert len(positions)
     for query in ["w0 w1", "w2 w9 w20 w20", "w29", "nothing here"]:
         whole = index.scores(query, n)[positions]
         assert index.scores_at(query, positions, mask).tobytes() == whole.tobytes(), query

@@ -20,6 +20,9 @@ from amem_graph.core.text import analyze
 #: a term's postings are searched for a few admitted documents, rather than masked whole,
 #: when they hold over this many times as many documents
 _SEARCH_SHARE = 8
+#: positions spanning at most this many times their number are scored over their whole
+#: span (as the vector search scores a tenant's rows in place, ``mirror._SPAN_SHARE``)
+_SPAN_SHARE = 2
 
 
 class _Postings:
@@ -65,17 +68,29 @@ class _Postings:
         self, positions: np.ndarray, only: np.ndarray
     ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """(indices into ``positions``, their documents, term frequencies) of the documents
-        among ``positions`` (sorted; ``only`` is their mask) that hold this term. A few
-        positions are searched for in ordered postings (each a binary search); otherwise the
-        postings are masked whole."""
-        docs, tfs = self.docs[: self.n], self.tfs[: self.n]
-        if self.ordered and len(positions) * _SEARCH_SHARE < self.n:
+        among ``positions`` (sorted; ``only`` is their mask) that hold this term. Only the
+        entries from the first position to the last are read (``between``); a few positions
+        are searched for among them in ordered postings (each a binary search), else they are
+        masked."""
+        docs, tfs = self.between(int(positions[0]), int(positions[-1]) + 1)
+        if self.ordered and len(positions) * _SEARCH_SHARE < len(docs):
             at = np.searchsorted(docs, positions)
-            found = np.flatnonzero(docs[np.minimum(at, self.n - 1)] == positions)
+            found = np.flatnonzero(docs[np.minimum(at, len(docs) - 1)] == positions)
             return found, positions[found], tfs[at[found]]
         keep = only[docs]
         docs, tfs = docs[keep], tfs[keep]
         return np.searchsorted(positions, docs), docs, tfs
+
+    def between(self, first: int, end: int) -> tuple[np.ndarray, np.ndarray]:
+        """(documents, term frequencies) of the entries for documents ``first`` to ``end``
+        (exclusive): a slice of ordered postings (a tenant's memories written together are a
+        short stretch of a long list), else masked."""
+        docs, tfs = self.docs[: self.n], self.tfs[: self.n]
+        if self.ordered:
+            lo, hi = np.searchsorted(docs, (first, end)).tolist()
+            return docs[lo:hi], tfs[lo:hi]
+        keep = (docs >= first) & (docs < end)
+        return docs[keep], tfs[keep]
 
     def remove(self, doc: int) -> None:
         keep = self.docs[: self.n] != doc
@@ -170,10 +185,21 @@ class BM25Index:
         """``scores(query, size)[positions]`` for the sorted positions ``only`` admits, at a
         cost that follows them rather than the postings: a selective scope of a large store
         (a tenant's 1k memories among 100k) reads a few entries of each long posting list
-        instead of masking all of it. The values are ``scores``'s, bit for bit."""
-        out = np.zeros(len(positions), dtype=np.float32)
+        instead of masking all of it, and positions lying together (a tenant written at once)
+        are scored over their stretch alone. The values are ``scores``'s, bit for bit."""
         if not len(positions):
-            return out
+            return np.zeros(0, dtype=np.float32)
+        first, end = int(positions[0]), int(positions[-1]) + 1
+        if end - first <= _SPAN_SHARE * len(positions):
+            # positions lying together: their stretch is scored whole as ``scores`` scores
+            # the store (no mask, no search), then cut to them
+            span = np.zeros(end - first, dtype=np.float32)
+            for post, avg in self._matched(query):
+                docs, tfs = post.between(first, end)
+                span[docs - first] += self._weights(post, docs, tfs, avg)
+            cut: np.ndarray = span[positions - first]
+            return cut
+        out = np.zeros(len(positions), dtype=np.float32)
         for post, avg in self._matched(query):
             at, docs, tfs = post.within(positions, only)
             out[at] += self._weights(post, docs, tfs, avg)

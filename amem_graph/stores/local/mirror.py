@@ -369,9 +369,12 @@ class _Mirror:
                         key=lambda p: (-p[1], self.ids[p[0]]))[:k]  # fmt: skip
         return [(self.ids[i], s) for i, s in ranked]
 
-    def top_of(self, scores: np.ndarray, k: int) -> list[tuple[str, float]]:
-        """The k best positive ``scores`` (one per position), by score then id: the cut is
-        found before anything is gathered beyond the positions at or above it.
+    def top_of(
+        self, scores: np.ndarray, k: int, pos: np.ndarray | None = None
+    ) -> list[tuple[str, float]]:
+        """The k best positive ``scores`` (one per position, or per position of ``pos`` when
+        given), by score then id: the cut is found before anything is gathered beyond the
+        positions at or above it.
 
         The cut is selected among the positive scores when they are under half the array,
         else as the k-th smallest negated score: numpy's selection of a high rank is ~30x
@@ -383,7 +386,7 @@ class _Mirror:
         elif at.size > k:
             matched = scores[at]
             at = at[matched >= np.partition(matched, at.size - k)[at.size - k]]
-        return self.top_at(at, scores[at], k)
+        return self.top_at(at if pos is None else pos[at], scores[at], k)
 
     def add_edge(self, etype: str, src: str, dst: str) -> None:
         """A written edge: a sibling edge joins its hub (other types are not mirrored)."""

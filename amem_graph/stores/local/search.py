@@ -198,9 +198,7 @@ class LocalSearch(LocalConnection):
             n = len(mirror.ids)
             mask, pos = mirror.admitted(flt)
             if mirror.selective(len(pos)):
-                scores = mirror.bm25.scores_at(query, pos, mask)
-                matched = scores > 0
-                return mirror.top_at(pos[matched], scores[matched], k)
+                return mirror.top_of(mirror.bm25.scores_at(query, pos, mask), k, pos)
             # every position scored: cut the top k on the whole array (0 where not admitted)
             # before gathering, since most documents may match a query of common words
             scores = mirror.bm25.scores(query, n)
