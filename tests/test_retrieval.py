@@ -155,14 +155,15 @@ def test_confidence_signal_follows_outcomes(mg: MemoryGraph) -> None:
 
 def _spy_whole_reads(
     mg: MemoryGraph, monkeypatch: pytest.MonkeyPatch
-) -> tuple[list[list[str]], list[list[str]]]:
+) -> tuple[list[list[str]], list[list[str]], list[list[str]]]:
     """The ids recall reads whole: with the search and first hop (``search_expand``), and
     after them (``get_memories``; the embedded store's own use of it inside the hop not
-    counted)."""
+    counted); and those it reads the gists of (``gists``)."""
     fetched: list[list[str]] = []
     read: list[list[str]] = []
+    glimpsed: list[list[str]] = []
     store = mg.store
-    search_expand, get_memories = store.search_expand, store.get_memories
+    search_expand, get_memories, gists = store.search_expand, store.get_memories, store.gists
     inside = [False]
 
     def start_spy(*args):  # type: ignore[no-untyped-def]
@@ -179,9 +180,14 @@ def _spy_whole_reads(
             read.append(list(ids))
         return get_memories(ids, embeddings=embeddings)
 
+    def gists_spy(ids):  # type: ignore[no-untyped-def]
+        glimpsed.append(list(ids))
+        return gists(ids)
+
     monkeypatch.setattr(store, "search_expand", start_spy)
     monkeypatch.setattr(store, "get_memories", get_spy)
-    return fetched, read
+    monkeypatch.setattr(store, "gists", gists_spy)
+    return fetched, read, glimpsed
 
 
 def test_recall_reads_whole_only_the_likely_hits_during_expansion(
@@ -189,22 +195,23 @@ def test_recall_reads_whole_only_the_likely_hits_during_expansion(
 ) -> None:
     """Candidates are ranked on their few ranking fields. A server store reads the top
     READ_AHEAD x k whole in the expansion's round trip, and nothing after it when they hold
-    the hits; the embedded store (no round trip to save) reads only the PREFETCH x k it
-    re-scores, after ranking."""
+    the hits; the embedded store (no round trip to save) reads the gists of the PREFETCH x
+    k it re-scores, after ranking, and only the k shown whole."""
     for i in range(10):  # more memories than the READ_AHEAD x k read whole
         lineage.remember(f"Another note number {i} about planting roses", id=f"roses{i}")
-    fetched, read = _spy_whole_reads(lineage, monkeypatch)
+    fetched, read, glimpsed = _spy_whole_reads(lineage, monkeypatch)
     hits = lineage.recall("payments webhooks retries gardening tulips", k=3, explain=True)
     assert len(hits) == 3
     assert len(fetched) == 1
     if reads_ahead(lineage.store):
         assert len(fetched[0]) == READ_AHEAD * 3
         assert set(ids(hits)) <= set(fetched[0])
-        assert read == []
+        assert read == [] and glimpsed == []
     else:
         assert fetched == [[]]
-        assert len(read) == 1 and len(read[0]) == PREFETCH * 3
-        assert set(ids(hits)) <= set(read[0])
+        assert len(glimpsed) == 1 and len(glimpsed[0]) == PREFETCH * 3
+        assert set(ids(hits)) <= set(glimpsed[0])
+        assert read == [ids(hits)]
     # the priors came from the ranking fields: every hit was ranked on all three of them
     assert all(
         set(h.explanation.signals) >= {"recency", "importance", "confidence"}
@@ -216,7 +223,7 @@ def test_recall_reads_whole_only_the_likely_hits_during_expansion(
 def test_a_hit_the_expansion_did_not_read_is_read_after_it(
     lineage: MemoryGraph, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    fetched, read = _spy_whole_reads(lineage, monkeypatch)
+    fetched, read, glimpsed = _spy_whole_reads(lineage, monkeypatch)
     # a heavy graph weight lifts the child, reached from the root, above every direct match
     query = "payments webhooks retries note"  # the root first, then the noise notes
     hits = lineage.recall(query, k=1, graph_weight=100.0)
@@ -224,8 +231,8 @@ def test_a_hit_the_expansion_did_not_read_is_read_after_it(
     if reads_ahead(lineage.store):
         assert "child" not in fetched[0]  # the premise: it was not in the top READ_AHEAD x k
         assert read == [["child"]]
-    else:  # read once ranked, with the other likely hits (then any re-scored after them)
-        assert fetched == [[]] and "child" in read[0]
+    else:  # glimpsed once ranked, with the other likely hits, then read whole when shown
+        assert fetched == [[]] and "child" in glimpsed[0] and read == [["child"]]
     assert hits[0].memory.content.startswith("Zebra crossings")
 
 

@@ -9,7 +9,7 @@ cannot starve the result the way a post-filter would.
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import datetime
 
@@ -26,7 +26,14 @@ from amem_graph.core.seeding import (
 from amem_graph.core.text import analyze
 from amem_graph.embeddings import Embedder
 from amem_graph.recall import answers, confidence, names, when
-from amem_graph.stores.base import Expansion, GraphStore, MemoryFilter, Neighbourhood, RankFields
+from amem_graph.stores.base import (
+    Expansion,
+    Gist,
+    GraphStore,
+    MemoryFilter,
+    Neighbourhood,
+    RankFields,
+)
 
 RELEVANCE_SIGNALS = ("vector", "text", "graph")
 #: what re-scores the likely hits after fusion (``HybridRetriever._rescore``), each by its
@@ -210,10 +217,11 @@ class HybridRetriever:
         if not cands:
             return []  # expansion starts from seeds, so nothing more can come
         fields = dict(found.fields)
-        memories: dict[str, Memory] = {}
+        memories: dict[str, Memory | Gist] = {}
         if plan is not None and start is not None:
-            reached, memories = self._expand(cands, flt, cfg, plan, start)
+            reached, read = self._expand(cands, flt, cfg, plan, start)
             fields.update(reached)
+            memories.update(read)
         cands = {mid: c for mid, c in cands.items() if mid in fields}
         self._priors(cands, fields, now, cfg)
         peak = text_confidence([score for _, score in found.text]) if found.text else 0.0
@@ -229,7 +237,7 @@ class HybridRetriever:
             while head:
                 unread = [mid for mid in head if mid not in memories]
                 if unread:
-                    memories.update(self.store.get_memories(unread, embeddings=False))
+                    memories.update(self._likely(unread))
                 self._rescore(head, cands, fused, memories, query, cfg, top)
                 for mid in head:  # the same re-scoring, as it would be without confidence
                     before[mid] += sum(c for _, c in cands[mid].rescored.values())
@@ -238,16 +246,17 @@ class HybridRetriever:
                 # is re-scored too before it may be shown
                 head = [m for m in sorted(cands, key=lambda m: (-fused[m], m))[:k] if m not in done]
         order = sorted(cands, key=lambda mid: (-fused[mid], mid))[:k]
-        # only the k shown are read whole (most came with the expansion); one deleted
-        # meanwhile is left out
-        missing = [mid for mid in order if mid not in memories]
+        # only the k shown are read whole (a server store's came with the expansion); one
+        # deleted meanwhile is left out
+        whole = {mid: m for mid in order if isinstance(m := memories.get(mid), Memory)}
+        missing = [mid for mid in order if mid not in whole]
         if missing:
-            memories.update(self.store.get_memories(missing, embeddings=False))
-        shown = [mid for mid in order if mid in memories]
+            whole.update(self.store.get_memories(missing, embeddings=False))
+        shown = [mid for mid in order if mid in whole]
         cut = searched if searched != query else None  # the same for every hit explained
         return [
             Hit(
-                memory=memories[mid],
+                memory=whole[mid],
                 score=fused[mid],
                 rank=i + 1,
                 explanation=(
@@ -264,6 +273,14 @@ class HybridRetriever:
             )
             for i, mid in enumerate(shown)
         ]
+
+    def _likely(self, ids: list[str]) -> Mapping[str, Memory | Gist]:
+        """The likely hits as re-scoring reads them: whole from a store whose reads cost a
+        round trip (the k shown are among them: no second trip), else their gists (only
+        the k shown are parsed whole; ``Gist``)."""
+        if reads_ahead(self.store):
+            return self.store.get_memories(ids, embeddings=False)
+        return self.store.gists(ids)
 
     def search_text(
         self, query: str, flt: MemoryFilter, config: RetrievalConfig | None = None
@@ -471,7 +488,7 @@ class HybridRetriever:
         head: Sequence[str],
         cands: dict[str, _Candidate],
         fused: dict[str, float],
-        memories: dict[str, Memory],
+        memories: Mapping[str, Memory | Gist],
         query: str,
         cfg: RetrievalConfig,
         top: float,

@@ -206,6 +206,27 @@ class RankFields:
         )
 
 
+@dataclass(frozen=True, slots=True)
+class Gist:
+    """What recall's re-scoring reads of a likely hit (``HybridRetriever._rescore``): its
+    agent, words and time, no parse of the whole memory.
+
+    Recall re-scores 3 x k likely hits and shows k. A store whose reads cost no round trip
+    reads these for the likely hits and whole memories only for the k shown: on the embedded
+    store, parsing 30 memories to show 10 was the largest part of what a scoped recall
+    among 100 tenants cost over a store of one tenant's size.
+    """
+
+    agent: str | None
+    content: str
+    created_at: datetime
+
+    @classmethod
+    def of(cls, memory: Memory) -> Gist:
+        """The gist of a memory in hand."""
+        return cls(memory.agent, memory.content, memory.created_at)
+
+
 @dataclass(frozen=True)
 class SearchResult:
     """Recall's direct candidates: both paths' (id, score) lists, best first, and the ranking
@@ -447,6 +468,10 @@ class GraphStore(Protocol):
 
     def rank_fields(self, ids: Iterable[str], flt: MemoryFilter) -> dict[str, RankFields]:
         """Memory id -> its ranking fields, for the ids the filter admits (one round trip)."""
+        ...
+
+    def gists(self, ids: Sequence[str]) -> dict[str, Gist]:
+        """Memory id -> its ``Gist``, any status (missing ids are absent; one round trip)."""
         ...
 
     def authors(self, agent_ids: Iterable[str], flt: MemoryFilter) -> set[str]:

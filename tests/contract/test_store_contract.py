@@ -33,6 +33,7 @@ from amem_graph.core.seeding import SeedPlan
 from amem_graph.stores.base import (
     Edge,
     EdgeWrite,
+    Gist,
     GraphStore,
     MemoryFilter,
     MemoryUpdate,
@@ -778,6 +779,27 @@ def test_rank_fields_are_the_memory_s_own_and_follow_updates(s: GraphStore) -> N
     )
     assert s.rank_fields(["b"], ANY)["b"].successes == 3.5
     assert s.rank_fields([], ANY) == {}
+
+
+def test_gists_are_the_memory_s_own_agent_words_and_time(s: GraphStore) -> None:
+    """What recall re-scores, read without the whole memory: equal to the memory's own
+    fields, after its content changed, at any status; unknown ids are absent."""
+    odd = datetime(2031, 7, 1, 23, 59, 59, 999_999, tzinfo=timezone(timedelta(hours=-5)))
+    s.apply(
+        WriteBatch(
+            memories=[
+                mem("a", 'Ünïcode "quoted" words\nover two lines', agent="alice", created=odd),
+                mem("b", vec=axis(1), status="retracted"),
+            ]
+        )
+    )
+    s.apply(WriteBatch(memory_updates=[MemoryUpdate("b", changes={"content": "new words"})]))
+    stored = s.get_memories(["a", "b"], embeddings=False)
+    gists = s.gists(["b", "a", "a", "not-a-memory"])
+    assert gists == {mid: Gist.of(m) for mid, m in stored.items()}
+    assert gists["a"] == Gist("alice", 'Ünïcode "quoted" words\nover two lines', odd)
+    assert gists["b"].agent is None and gists["b"].content == "new words"
+    assert s.gists([]) == {}
 
 
 def test_validity_window_is_half_open(s: GraphStore) -> None:

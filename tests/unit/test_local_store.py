@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import gc
+from datetime import UTC, datetime, timedelta
 import subprocess
 import sys
 import textwrap
@@ -118,3 +119,56 @@ def test_the_mirror_is_built_with_the_cycle_collector_paused(
     with MemoryGraph.open(path, embedder="hashing") as mg, pytest.raises(RuntimeError):
         mg.recall("fact")
     assert gc.isenabled()  # back on after a failed build
+
+
+def test_hub_members_placed_at_a_build_follow_every_later_write(tmp_path: Path) -> None:
+    """A hub's member positions are placed when the mirror is built and kept through writes
+    (a member joining is appended, a leaving one re-places the hub): after each random write,
+    every memory's siblings are those of a store built afresh from the same file."""
+    import random
+
+    from amem_graph.core.models import Memory, content_hash
+    from amem_graph.core.schema import EPISODE, TASK
+    from amem_graph.stores.base import EdgeWrite, MemoryFilter, NodeWrite, WriteBatch
+
+    rng = random.Random(7)
+    path = tmp_path / "hubs.db"
+    live = LocalStore(path)
+    live.ensure_embedder("test", 2)
+    hubs = [(EPISODE, "GENERATED_IN", f"e{i}") for i in range(3)] + [(TASK, "FOR_TASK", "t")]
+    live.apply(WriteBatch(nodes=[NodeWrite(label, hub) for label, _, hub in hubs]))
+    t0 = datetime(2026, 1, 1, tzinfo=UTC)
+    ids: list[str] = []
+    joined: list[tuple[str, str, str, str]] = []
+    flt = MemoryFilter(statuses=None)
+    for step in range(60):
+        op = rng.random()
+        if op < 0.55 or not joined:  # a new memory in one or two hubs
+            mid = f"m{step}"
+            at = t0 + timedelta(minutes=rng.randrange(1000))
+            memory = Memory(
+                id=mid, content=mid, created_at=at, valid_from=at, content_hash=content_hash(mid)
+            )
+            into = rng.sample(hubs, rng.randint(1, 2))
+            edges = [EdgeWrite(via, mid, hub) for _, via, hub in into]
+            live.apply(WriteBatch(memories=[memory], edges=edges))
+            ids.append(mid)
+            joined += [(via, mid, hub, "") for _, via, hub in into]
+        elif op < 0.75:  # an existing memory joins another hub
+            mid = rng.choice(ids)
+            _, via, hub = rng.choice(hubs)
+            live.apply(WriteBatch(edges=[EdgeWrite(via, mid, hub)]))
+            joined.append((via, mid, hub, ""))
+        elif op < 0.9:  # a memory leaves a hub
+            key = joined.pop(rng.randrange(len(joined)))
+            live.apply(WriteBatch(delete_edges=[key]))
+        else:  # a memory deleted with its edges
+            mid = ids.pop(rng.randrange(len(ids)))
+            live.apply(WriteBatch(delete_memories=[mid]))
+            joined = [key for key in joined if key[1] != mid]
+        if step % 3 == 0:  # walk the hubs now and then: placed ones must follow the writes
+            fresh = LocalStore(path)
+            for via in ("GENERATED_IN", "FOR_TASK"):
+                assert live.siblings(ids, via, flt, 50) == fresh.siblings(ids, via, flt, 50)
+            fresh.close()
+    live.close()

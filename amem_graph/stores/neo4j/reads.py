@@ -8,7 +8,7 @@ from typing import Any, Final, LiteralString
 from amem_graph.core.errors import ValidationError
 from amem_graph.core.models import Memory
 from amem_graph.core.schema import EDGE_TYPES, MEMORY, check_identifier, check_label
-from amem_graph.stores.base import Direction, Edge, MemoryFilter, Node, RankFields
+from amem_graph.stores.base import Direction, Edge, Gist, MemoryFilter, Node, RankFields
 from amem_graph.stores.neo4j.connection import Neo4jConnection, _Reader
 from amem_graph.stores.neo4j.cypher import _MEMORY_PROJECTION, _RANK_FIELDS, _cypher, _filter_clause
 from amem_graph.stores.neo4j.props import _edge_props, _memory_from_props, _node_props
@@ -121,6 +121,11 @@ class Neo4jReads(Neo4jConnection):
             return out
 
         return self._guard("reading memories", lambda: self._read(read))
+
+    def gists(self, ids: Sequence[str]) -> dict[str, Gist]:
+        """From whole memories: one round trip either way, and recall reads a server store's
+        likely hits whole (``reads_ahead``), so this is not on its path."""
+        return {mid: Gist.of(m) for mid, m in self.get_memories(ids, embeddings=False).items()}
 
     def find_memories(self, flt: MemoryFilter, limit: int | None = None) -> list[Memory]:
         where, params = _filter_clause(flt)
