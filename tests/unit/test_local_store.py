@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 import gc
-from datetime import UTC, datetime, timedelta
 import subprocess
 import sys
 import textwrap
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import pytest
