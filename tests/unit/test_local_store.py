@@ -121,10 +121,10 @@ def test_the_mirror_is_built_with_the_cycle_collector_paused(
     assert gc.isenabled()  # back on after a failed build
 
 
-def test_hub_members_placed_at_a_build_follow_every_later_write(tmp_path: Path) -> None:
-    """A hub's member positions are placed when the mirror is built and kept through writes
-    (a member joining is appended, a leaving one re-places the hub): after each random write,
-    every memory's siblings are those of a store built afresh from the same file."""
+def test_hub_members_placed_as_they_join_follow_every_later_write(tmp_path: Path) -> None:
+    """A hub's member positions are kept as members join (appended) and leave (the hub is
+    placed again when next walked): after random writes, every memory's siblings are those
+    of a store built afresh from the same file."""
     import random
 
     from amem_graph.core.models import Memory, content_hash

@@ -69,6 +69,27 @@ def _among(column: np.ndarray, codes: Sequence[int]) -> np.ndarray:
     return np.isin(column, codes)
 
 
+class _Placed:
+    """A hub's member positions, in a buffer grown by doubling: a member joining a task hub
+    of thousands is one store, not a copy of them all, and no recall pays for placing a hub
+    on its first walk (a hub of 2,000 memories took 2 ms)."""
+
+    __slots__ = ("buf", "n")
+
+    def __init__(self, rows: np.ndarray) -> None:
+        self.buf, self.n = rows, len(rows)
+
+    def add(self, i: int) -> None:
+        if self.n == len(self.buf):
+            self.buf = np.resize(self.buf, max(4, 2 * self.n))
+        self.buf[self.n] = i
+        self.n += 1
+
+    @property
+    def rows(self) -> np.ndarray:
+        return self.buf[: self.n]
+
+
 def _nbytes(admitted: _Admitted) -> int:
     return int(admitted[0].nbytes + admitted[1].nbytes)
 
@@ -115,7 +136,9 @@ class _Mirror:
         )
         #: selective filters' gathered vectors
         self._blocks = ScopeBlocks(_BLOCKS_BYTES, _ROW_BLOCK)
-        self._hub_pos: dict[tuple[str, str], np.ndarray] = {}
+        #: (via, hub) -> its members' positions, kept as members join (a hub a member left
+        #: is placed again when next walked)
+        self._hub_pos: dict[tuple[str, str], _Placed] = {}
         #: while a whole build runs (``load_edges``): each id string once
         self._build_keys: dict[str, str] = {}
 
@@ -181,21 +204,17 @@ class _Mirror:
         self._grow(rows)
 
     def loaded(self) -> None:
-        """A whole build is over: forget its table of node keys, and place every hub's members
-        (``_hub_positions``), so no recall pays for a hub's first sight (a task hub of 2,000
-        memories took 2 ms to place, the first time each was walked)."""
+        """A whole build is over: forget its table of node keys."""
         self._build_keys.clear()
-        for via, hubs in self.members.items():
-            for hub, members in hubs.items():
-                self._hub_pos[(via, hub)] = self._hub_positions(members)
 
-    def _hub_positions(self, members: set[str]) -> np.ndarray:
+    def _hub_positions(self, members: set[str]) -> _Placed:
         """The positions of a hub's members, any order (``siblings`` sorts what it finds);
         a member with no row (an orphan edge) is skipped."""
         try:
-            return np.fromiter(map(self.pos.__getitem__, members), np.int64, len(members))
+            rows = np.fromiter(map(self.pos.__getitem__, members), np.int64, len(members))
         except KeyError:
-            return np.asarray([self.pos[o] for o in members if o in self.pos], dtype=np.int64)
+            rows = np.asarray([self.pos[o] for o in members if o in self.pos], dtype=np.int64)
+        return _Placed(rows)
 
     def load(self, rows: Sequence[sqlite3.Row]) -> None:
         """Append rows not yet mirrored, column by column (a whole build's path; the state is
@@ -421,11 +440,14 @@ class _Mirror:
         members = self.members[etype].setdefault(dst, set())
         if src not in members:
             members.add(src)
-            placed, i = self._hub_pos.get((etype, dst)), self.pos.get(src)
-            if placed is not None and i is not None:  # a write joining a placed hub
-                self._hub_pos[(etype, dst)] = np.append(placed, i)
-            else:
-                self._hub_pos.pop((etype, dst), None)
+            key, i = (etype, dst), self.pos.get(src)
+            placed = self._hub_pos.get(key)
+            if i is None:  # an orphan edge: placed again from its members when walked
+                self._hub_pos.pop(key, None)
+            elif placed is not None:
+                placed.add(i)
+            elif len(members) == 1:  # a new hub is placed from its first member on
+                self._hub_pos[key] = _Placed(np.array([i], dtype=np.int64))
         hubs = self.hubs[etype]
         known = hubs.get(src, ())
         if dst not in known:
@@ -459,10 +481,11 @@ class _Mirror:
         t = self.created_at[i]
         found: list[tuple[float, str, str]] = []
         for hub in sorted(self.hubs[via].get(mid, ())):
-            idx = self._hub_pos.get((via, hub))
-            if idx is None:
-                idx = self._hub_positions(self.members[via].get(hub, set()))
-                self._hub_pos[(via, hub)] = idx
+            placed = self._hub_pos.get((via, hub))
+            if placed is None:  # left by a member since it was placed
+                placed = self._hub_positions(self.members[via].get(hub, set()))
+                self._hub_pos[(via, hub)] = placed
+            idx = placed.rows
             idx = idx[mask[idx] & (idx != i)]
             gaps = np.abs(self.created_at[idx] - t)
             if len(idx) > limit:
