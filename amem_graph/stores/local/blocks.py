@@ -16,6 +16,10 @@ import numpy as np
 
 from amem_graph.stores.local.recent import Recent
 
+#: a selective scope whose rows span at most this many times their number is read over its
+#: span in place (its vectors by the mirror, its postings by BM25: a product or a scoring of
+#: twice the rows costs less than gathering them); a more scattered one is gathered
+SPAN_SHARE = 2
 #: (how many positions, a hash of them)
 _KeepKey = tuple[int, int]
 #: (the positions, their padded vectors)

@@ -16,13 +16,11 @@ import numpy as np
 from amem_graph.core.text import BM25_B as B
 from amem_graph.core.text import BM25_K1 as K1
 from amem_graph.core.text import analyze
+from amem_graph.stores.local.blocks import SPAN_SHARE
 
 #: a term's postings are searched for a few admitted documents, rather than masked whole,
 #: when they hold over this many times as many documents
 _SEARCH_SHARE = 8
-#: positions spanning at most this many times their number are scored over their whole
-#: span (as the vector search scores a tenant's rows in place, ``mirror._SPAN_SHARE``)
-_SPAN_SHARE = 2
 
 
 class _Postings:
@@ -190,7 +188,7 @@ class BM25Index:
         if not len(positions):
             return np.zeros(0, dtype=np.float32)
         first, end = int(positions[0]), int(positions[-1]) + 1
-        if end - first <= _SPAN_SHARE * len(positions):
+        if end - first <= SPAN_SHARE * len(positions):
             # positions lying together: their stretch is scored whole as ``scores`` scores
             # the store (no mask, no search), then cut to them
             span = np.zeros(end - first, dtype=np.float32)

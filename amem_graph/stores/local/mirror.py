@@ -16,7 +16,7 @@ from dataclasses import replace
 import numpy as np
 
 from amem_graph.stores.base import SIBLING_EDGES, MemoryFilter
-from amem_graph.stores.local.blocks import ScopeBlocks, padded
+from amem_graph.stores.local.blocks import SPAN_SHARE, ScopeBlocks, padded
 from amem_graph.stores.local.bm25 import BM25Index
 from amem_graph.stores.local.recent import Recent
 
@@ -44,9 +44,6 @@ _ROW_BLOCK = 16
 #: a filter admitting under this share of the rows is searched on its own rows (vectors
 #: gathered, postings cut to them): the selective-scope fast path
 SELECTIVE_SHARE = 0.25
-#: a selective filter whose rows span at most this many times their number is scored over
-#: the span in place (a product over twice the rows costs less than gathering them)
-_SPAN_SHARE = 2
 #: bytes of filter masks and positions each of the mirror's filter caches may hold
 _MASKS_BYTES = 64 << 20
 #: bytes of selective filters' gathered vectors kept (``scope_cosines``): 8 scopes of 10k
@@ -367,7 +364,7 @@ class _Mirror:
             return np.zeros(0, dtype=np.float32)
         lo = int(pos[0]) // _ROW_BLOCK * _ROW_BLOCK
         hi = -(-(int(pos[-1]) + 1) // _ROW_BLOCK) * _ROW_BLOCK  # within capacity: a multiple
-        if hi - lo <= _SPAN_SHARE * len(pos):
+        if hi - lo <= SPAN_SHARE * len(pos):
             scores: np.ndarray = (self.vectors[lo:hi] @ q)[pos - lo]
             return scores
         return self._blocks.cosines(self.vectors, q, pos)
