@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import gc
+import random
 import subprocess
 import sys
 import textwrap
@@ -12,6 +13,9 @@ from pathlib import Path
 import pytest
 
 from amem_graph import MemoryGraph, StoreError
+from amem_graph.core.models import Memory, content_hash
+from amem_graph.core.schema import EPISODE, TASK
+from amem_graph.stores.base import EdgeWrite, MemoryFilter, NodeWrite, WriteBatch
 from amem_graph.stores.local.mirror import _Mirror
 from amem_graph.stores.local.store import LocalStore
 
@@ -125,12 +129,6 @@ def test_hub_members_placed_as_they_join_follow_every_later_write(tmp_path: Path
     """A hub's member positions are kept as members join (appended) and leave (the hub is
     placed again when next walked): after random writes, every memory's siblings are those
     of a store built afresh from the same file."""
-    import random
-
-    from amem_graph.core.models import Memory, content_hash
-    from amem_graph.core.schema import EPISODE, TASK
-    from amem_graph.stores.base import EdgeWrite, MemoryFilter, NodeWrite, WriteBatch
-
     rng = random.Random(7)
     path = tmp_path / "hubs.db"
     live = LocalStore(path)

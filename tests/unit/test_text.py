@@ -66,9 +66,10 @@ def test_bm25_of_a_few_positions_is_the_whole_scoring_of_them(
     reindexed: bool, share: float, stretch: bool
 ) -> None:
     """``scores_at`` cuts ordered postings to the stretch between the first and last
-    position, then searches them for a few positions and masks the rest; either way its
-    values are ``scores``'s for those positions, bit for bit. ``stretch``: the positions lie
-    together (a tenant written at once), with gaps, else scattered over the store."""
+    position; positions lying together are scored over that stretch whole, others searched
+    for (a few) or masked; every way its values are ``scores``'s for those positions, bit for
+    bit. ``stretch``: the positions lie together (a tenant written at once), with gaps, else
+    scattered over the store."""
     rng = np.random.default_rng(int(share * 100) + reindexed)
     words = [f"w{i}" for i in range(30)]
     index = BM25Index()
