@@ -19,6 +19,12 @@ With ``--neo4j-small URI`` the one-tenant store goes to a second server of the s
 the two are timed in alternating blocks, as on the embedded store.
 Each Neo4j load is settled before it is timed where the server allows (``settle``: indexes
 online, then a checkpoint, which merges the many small Lucene segments a bulk load leaves).
+Community 2026.x has no checkpoint procedure; there, settle both loads by a restart:
+
+    python bench/bench_scope.py --tenants 10 --size 10000 --neo4j URI --neo4j-small URI2 \
+        --no-local --keep          # load both, time them unsettled, leave them loaded
+    # restart both servers (a clean shutdown checkpoints), then time the settled stores:
+    python bench/bench_scope.py ... --no-local --reuse
 """
 
 from __future__ import annotations
@@ -37,7 +43,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # this checkout, n
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from bench_store import BATCH, Side, alternate, ingest, ratios
-from common import LookupEmbedder, corpus, items, median, pct
+from common import LookupEmbedder, corpus, holds, items, median, pct
 from results import emit, within
 
 from amem_graph import MemoryGraph
@@ -120,9 +126,15 @@ def bench_local(w: Tenants, k: int, queries: int) -> None:
     line("local", w, scoped, base, f" | ingest {rate:.0f} mem/s")
 
 
-def _neo4j_run(store: Neo4jStore, w: Tenants, rows: list[dict[str, object]]) -> MemoryGraph:
+def _neo4j_run(
+    store: Neo4jStore, w: Tenants, rows: list[dict[str, object]], reuse: bool = False
+) -> MemoryGraph:
+    """The store loaded with ``rows``; with ``reuse``, as a ``--keep`` run left it when it
+    holds them already (say after a restart, which checkpoints: a settled index)."""
+    if reuse and holds(store, rows):
+        return MemoryGraph(store, w.embedder)
     store.wipe()
-    mg = MemoryGraph(store, w.embedder)
+    mg = MemoryGraph(store, w.embedder)  # after the wipe: it records the embedder
     for start in range(0, len(rows), BATCH):
         mg.remember_many(rows[start : start + BATCH])
     return mg
@@ -171,19 +183,25 @@ def bench_neo4j(w: Tenants, k: int, queries: int, uri: str) -> None:
         store.close()
 
 
-def bench_neo4j_pair(w: Tenants, k: int, queries: int, uri: str, small_uri: str) -> None:
+def bench_neo4j_pair(
+    w: Tenants, k: int, queries: int, uri: str, small_uri: str, keep: bool, reuse: bool
+) -> None:
     """The big store on one server, the one-tenant store on another of the same make, both
     open at once and timed in alternating blocks, as on the embedded store: a change in the
-    machine's load falls on both sides alike."""
+    machine's load falls on both sides alike. ``keep`` leaves both loaded; ``reuse`` times
+    what a ``keep`` run left when both still hold it (no load)."""
     big_store, small_store = Neo4jStore.connect(uri), Neo4jStore.connect(small_uri)
     try:
-        big = _neo4j_run(big_store, w, w.rows)
-        small = _neo4j_run(small_store, w, w.small_rows)
+        loaded = not (reuse and holds(big_store, w.rows) and holds(small_store, w.small_rows))
+        big = _neo4j_run(big_store, w, w.rows, reuse=not loaded)
+        small = _neo4j_run(small_store, w, w.small_rows, reuse=not loaded)
         settled = [settle(big_store), settle(small_store)]
+        note = settled_note(settled) if loaded else " | reused (no load)"
         scoped, base = alternate([w.scoped(big, k), w.baseline(small, k)], queries)
-        line("neo4j", w, scoped, base, " | two servers, alternating blocks" + settled_note(settled))
-        big_store.wipe()
-        small_store.wipe()
+        line("neo4j", w, scoped, base, " | two servers, alternating blocks" + note)
+        if not keep:
+            big_store.wipe()
+            small_store.wipe()
     finally:
         big_store.close()
         small_store.close()
@@ -205,13 +223,19 @@ def main() -> None:
     parser.add_argument(
         "--interleaved", action="store_true", help="tenants' rows dealt round-robin, not in runs"
     )
+    parser.add_argument("--keep", action="store_true", help="two servers: leave both loaded")
+    parser.add_argument(
+        "--reuse", action="store_true", help="two servers: time what a --keep run left (no load)"
+    )
     args = parser.parse_args()
     print(f"k={args.k} queries={args.queries} cpus={os.cpu_count()}", flush=True)
     w = Tenants(args.tenants, args.size, args.queries, args.interleaved)
     if not args.no_local:
         bench_local(w, args.k, args.queries)
     if args.neo4j and args.neo4j_small:
-        bench_neo4j_pair(w, args.k, args.queries, args.neo4j, args.neo4j_small)
+        bench_neo4j_pair(
+            w, args.k, args.queries, args.neo4j, args.neo4j_small, args.keep, args.reuse
+        )
     elif args.neo4j:
         bench_neo4j(w, args.k, args.queries, args.neo4j)
 

@@ -47,7 +47,7 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # this checkout, not an install
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from common import LookupEmbedder, clock, corpus, items, median, pct, timed
+from common import LookupEmbedder, clock, corpus, holds, items, median, pct, timed
 from results import emit, within
 
 from amem_graph import MemoryGraph
@@ -271,16 +271,6 @@ def bench_local(w: Workload, k: int, breakdown: bool, versus: str = "") -> None:
     report_variants(variants, parts, base)
 
 
-def holds(store: GraphStore, w: Workload) -> bool:
-    """Whether the store already holds exactly this workload's memories."""
-    if store.counts().get("Memory") != w.n:
-        return False
-    first, last = "m0", f"m{w.n - 1}"
-    found = store.get_memories([first, last], embeddings=False)
-    held = [(found[i].content, found[i].episode) if i in found else None for i in (first, last)]
-    return held == [(row["content"], row["episode"]) for row in (w.rows[0], w.rows[-1])]
-
-
 def count_calls(store: GraphStore, name: str) -> list[int]:
     """Count calls of one of the store's methods from now on (a one-element counter)."""
     method, calls = getattr(store, name), [0]
@@ -295,7 +285,7 @@ def count_calls(store: GraphStore, name: str) -> list[int]:
 
 def bench_neo4j(w: Workload, k: int, uri: str, keep: bool, reuse: bool, breakdown: bool) -> None:
     store = Neo4jStore.connect(uri)
-    reused = reuse and holds(store, w)
+    reused = reuse and holds(store, w.rows)
     if not reused:
         store.wipe()
     with MemoryGraph(store, w.embedder) as mg:
