@@ -127,11 +127,11 @@ def bench_local(w: Tenants, k: int, queries: int) -> None:
 
 
 def _neo4j_run(
-    store: Neo4jStore, w: Tenants, rows: list[dict[str, object]], reuse: bool = False
+    store: Neo4jStore, w: Tenants, rows: list[dict[str, object]], load: bool = True
 ) -> MemoryGraph:
-    """The store loaded with ``rows``; with ``reuse``, as a ``--keep`` run left it when it
-    holds them already (say after a restart, which checkpoints: a settled index)."""
-    if reuse and holds(store, rows):
+    """The store loaded with ``rows``; unless ``load``, as a ``--keep`` run left it (which
+    the caller checked holds them: say after a restart, which checkpoints, a settled index)."""
+    if not load:
         return MemoryGraph(store, w.embedder)
     store.wipe()
     mg = MemoryGraph(store, w.embedder)  # after the wipe: it records the embedder
@@ -193,8 +193,8 @@ def bench_neo4j_pair(
     big_store, small_store = Neo4jStore.connect(uri), Neo4jStore.connect(small_uri)
     try:
         loaded = not (reuse and holds(big_store, w.rows) and holds(small_store, w.small_rows))
-        big = _neo4j_run(big_store, w, w.rows, reuse=not loaded)
-        small = _neo4j_run(small_store, w, w.small_rows, reuse=not loaded)
+        big = _neo4j_run(big_store, w, w.rows, load=loaded)
+        small = _neo4j_run(small_store, w, w.small_rows, load=loaded)
         settled = [settle(big_store), settle(small_store)]
         note = settled_note(settled) if loaded else " | reused (no load)"
         scoped, base = alternate([w.scoped(big, k), w.baseline(small, k)], queries)
