@@ -96,7 +96,15 @@ class Tenants:
         return lambda i: mg.recall(self.base_qtexts[i], k=k, scope="t0")
 
 
-def line(name: str, w: Tenants, scoped: list[float], base: list[float], extra: str = "") -> None:
+def line(
+    name: str,
+    w: Tenants,
+    scoped: list[float],
+    base: list[float],
+    extra: str = "",
+    variant: str = "",
+) -> None:
+    """The readable line and the RESULT figure (``variant``, say a budget, names its own row)."""
     layout = " interleaved" if w.interleaved else ""
     print(
         f"{name:6} {w.tenants}{layout} tenants x {w.size}: scoped recall p50 "
@@ -107,23 +115,25 @@ def line(name: str, w: Tenants, scoped: list[float], base: list[float], extra: s
     )
     emit(
         "embedded" if name == "local" else "neo4j",
-        f"scoped recall p50 / p95, {w.tenants}{layout} scopes of {w.size} memories",
+        f"scoped recall p50 / p95, {w.tenants}{layout} scopes of {w.size} memories{variant}",
         f"{median(scoped):.1f} / {pct(scoped, 95):.1f} ms",
         baseline=f"one-scope store of {w.size}: {median(base):.1f} / {pct(base, 95):.1f} ms",
         **within(pct(scoped, 95) / pct(base, 95), 1.2),
     )
 
 
-def bench_local(w: Tenants, k: int, queries: int) -> None:
+def bench_local(w: Tenants, k: int, queries: int, blocks_mb: int | None = None) -> None:
+    options = {} if blocks_mb is None else {"scope_blocks_bytes": blocks_mb << 20}
     with (
         tempfile.TemporaryDirectory() as tmp,
-        MemoryGraph.open(f"{tmp}/big.db", embedder=w.embedder) as big,
-        MemoryGraph.open(f"{tmp}/small.db", embedder=w.embedder) as small,
+        MemoryGraph.open(f"{tmp}/big.db", embedder=w.embedder, **options) as big,
+        MemoryGraph.open(f"{tmp}/small.db", embedder=w.embedder, **options) as small,
     ):
         rate = ingest(big, w.rows)
         ingest(small, w.small_rows)
         scoped, base = alternate([w.scoped(big, k), w.baseline(small, k)], queries)
-    line("local", w, scoped, base, f" | ingest {rate:.0f} mem/s")
+    variant = "" if blocks_mb is None else f", scope blocks {blocks_mb} MB"
+    line("local", w, scoped, base, f" | ingest {rate:.0f} mem/s{variant}", variant)
 
 
 def _neo4j_run(
@@ -223,6 +233,12 @@ def main() -> None:
     parser.add_argument(
         "--interleaved", action="store_true", help="tenants' rows dealt round-robin, not in runs"
     )
+    parser.add_argument(
+        "--scope-blocks-mb",
+        type=int,
+        default=None,
+        help="embedded: the stores' scope_blocks_bytes in MB (default: the library's)",
+    )
     parser.add_argument("--keep", action="store_true", help="two servers: leave both loaded")
     parser.add_argument(
         "--reuse", action="store_true", help="two servers: time what a --keep run left (no load)"
@@ -231,7 +247,7 @@ def main() -> None:
     print(f"k={args.k} queries={args.queries} cpus={os.cpu_count()}", flush=True)
     w = Tenants(args.tenants, args.size, args.queries, args.interleaved)
     if not args.no_local:
-        bench_local(w, args.k, args.queries)
+        bench_local(w, args.k, args.queries, args.scope_blocks_mb)
     if args.neo4j and args.neo4j_small:
         bench_neo4j_pair(
             w, args.k, args.queries, args.neo4j, args.neo4j_small, args.keep, args.reuse

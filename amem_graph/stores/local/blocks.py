@@ -24,6 +24,10 @@ SPAN_SHARE = 2
 _KeepKey = tuple[int, int]
 #: (the positions, their padded vectors)
 _Block = tuple[np.ndarray, np.ndarray]
+#: the default budget of kept blocks and spare buffers together (``LocalStore``'s
+#: ``scope_blocks_bytes``): 8 scattered scopes of 10k 384-d rows, or ~80 of 1k; ten of 10k
+#: need ~155 MB
+SCOPE_BLOCKS_BYTES = 128 << 20
 #: a scope is kept in a new buffer on this sight of it (at once in a spare that fits)
 ADMIT_ON_SIGHT = 4
 #: scopes whose sightings are counted (least recently seen forgotten first)

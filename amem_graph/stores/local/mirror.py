@@ -16,7 +16,7 @@ from dataclasses import replace
 import numpy as np
 
 from amem_graph.stores.base import SIBLING_EDGES, MemoryFilter
-from amem_graph.stores.local.blocks import SPAN_SHARE, ScopeBlocks, padded
+from amem_graph.stores.local.blocks import SCOPE_BLOCKS_BYTES, SPAN_SHARE, ScopeBlocks, padded
 from amem_graph.stores.local.bm25 import BM25Index
 from amem_graph.stores.local.recent import Recent
 
@@ -46,9 +46,6 @@ _ROW_BLOCK = 16
 SELECTIVE_SHARE = 0.25
 #: bytes of filter masks and positions each of the mirror's filter caches may hold
 _MASKS_BYTES = 64 << 20
-#: bytes of selective filters' gathered vectors kept (``scope_cosines``): 8 scopes of 10k
-#: 384-d rows, or ~80 of 1k
-_BLOCKS_BYTES = 128 << 20
 _STATUS_CODES = {"active": 0, "quarantined": 1, "retracted": 2, "superseded": 3, "archived": 4}
 _STATUS_NAMES = {code: name for name, code in _STATUS_CODES.items()}
 
@@ -94,7 +91,7 @@ def _nbytes(admitted: _Admitted) -> int:
 class _Mirror:
     """numpy columns for filtered vector search, BM25, and the sibling hubs' members."""
 
-    def __init__(self, dims: int) -> None:
+    def __init__(self, dims: int, blocks_bytes: int = SCOPE_BLOCKS_BYTES) -> None:
         self.dims = dims
         self.pos: dict[str, int] = {}
         self.ids: list[str] = []
@@ -132,7 +129,7 @@ class _Mirror:
             _MASKS_BYTES, lambda memo: _nbytes(memo[2])
         )
         #: selective filters' gathered vectors
-        self._blocks = ScopeBlocks(_BLOCKS_BYTES, _ROW_BLOCK)
+        self._blocks = ScopeBlocks(blocks_bytes, _ROW_BLOCK)
         #: (via, hub) -> its members' positions, kept as members join (a hub a member left
         #: is placed again when next walked)
         self._hub_pos: dict[tuple[str, str], _Placed] = {}

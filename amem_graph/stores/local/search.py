@@ -32,6 +32,7 @@ from amem_graph.stores.local.ann import (
     ann_top,
     warn_missing,
 )
+from amem_graph.stores.local.blocks import SCOPE_BLOCKS_BYTES
 from amem_graph.stores.local.mirror import _STATUS_NAMES, _Mirror
 from amem_graph.stores.local.sqlite import LocalConnection, _chunks
 from amem_graph.stores.query_vector import unit_query
@@ -48,6 +49,11 @@ class LocalSearch(LocalConnection):
     ANN index (``ann.py``, persisted as ``<db>.ann``) when usearch is installed; smaller ones,
     and filters admitting few rows (the selective fast path), are searched exactly. ``None``
     keeps every search exact.
+
+    ``scope_blocks_bytes``: memory for the vectors of scattered selective scopes (a tenant
+    whose memories lie among other tenants'), gathered once and kept between recalls
+    (``blocks.py``; the most recent one is kept whatever the budget). A fleet with more hot
+    scattered tenants than fit in the default 128 MB gathers some again on most recalls.
     """
 
     def __init__(
@@ -56,13 +62,14 @@ class LocalSearch(LocalConnection):
         busy_timeout: float = 30.0,
         *,
         ann_threshold: int | None = ANN_THRESHOLD,
+        scope_blocks_bytes: int = SCOPE_BLOCKS_BYTES,
     ) -> None:
         bad = not isinstance(ann_threshold, int) or isinstance(ann_threshold, bool)
         if ann_threshold is not None and (bad or ann_threshold < 1):
             raise ValidationError(
                 f"ann_threshold must be a positive int or None, not {ann_threshold!r}"
             )
-        super().__init__(path, busy_timeout)
+        super().__init__(path, busy_timeout, scope_blocks_bytes=scope_blocks_bytes)
         self.ann_threshold = ann_threshold
         self._ann: AnnIndex | None = None
 

@@ -16,8 +16,15 @@ from pathlib import Path
 from typing import TypeVar, cast
 
 from amem_graph.core import codec
-from amem_graph.core.errors import AmemGraphError, ConflictError, EmbedderMismatchError, StoreError
+from amem_graph.core.errors import (
+    AmemGraphError,
+    ConflictError,
+    EmbedderMismatchError,
+    StoreError,
+    ValidationError,
+)
 from amem_graph.stores.base import SIBLING_EDGES, GraphStore
+from amem_graph.stores.local.blocks import SCOPE_BLOCKS_BYTES
 from amem_graph.stores.local.mirror import _Mirror
 
 SCHEMA_VERSION = "1"
@@ -94,7 +101,23 @@ def _collector_paused() -> Iterator[None]:
 class LocalConnection:
     """The SQLite connection, its lock and the mirror every store method reads through."""
 
-    def __init__(self, path: str | os.PathLike[str] = ":memory:", busy_timeout: float = 30.0):
+    def __init__(
+        self,
+        path: str | os.PathLike[str] = ":memory:",
+        busy_timeout: float = 30.0,
+        *,
+        scope_blocks_bytes: int = SCOPE_BLOCKS_BYTES,
+    ):
+        if (
+            not isinstance(scope_blocks_bytes, int)
+            or isinstance(scope_blocks_bytes, bool)
+            or scope_blocks_bytes < 1
+        ):
+            raise ValidationError(
+                f"scope_blocks_bytes must be a positive int (bytes), not {scope_blocks_bytes!r}"
+            )
+        #: the mirror's budget for scattered scopes' vectors kept between recalls
+        self.scope_blocks_bytes = scope_blocks_bytes
         self.path = str(path)
         self._lock = threading.RLock()
         try:
@@ -182,7 +205,7 @@ class LocalConnection:
         process between the two reads cannot leave edges to memories the mirror lacks."""
         with self._snapshot(), _collector_paused():
             self._seen_seq = self._last_seq()
-            mirror = _Mirror(self._dims() or 1)
+            mirror = _Mirror(self._dims() or 1, self.scope_blocks_bytes)
             mirror.reserve(int(self._db.execute("SELECT count(*) FROM memories").fetchone()[0]))
             rows = self._db.execute(f"SELECT {_MIRROR_COLUMNS} FROM memories ORDER BY rid")
             while part := rows.fetchmany(_BUILD_CHUNK):

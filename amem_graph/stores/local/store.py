@@ -18,6 +18,8 @@
   HNSW index (``ann``, usearch, the ``[ann]`` extra) for candidates, saved as ``<db>.ann``
   beside the file and reconciled with the mirror row by row; every hit is re-scored exactly
   and filtered by the mirror, and selective filters stay exact. Without usearch it is exact.
+- A selective filter whose rows lie scattered (tenants writing at once) has its vectors
+  gathered once and kept between recalls, within ``scope_blocks_bytes`` (``blocks.py``).
 
 One module per concern, each a part of ``LocalStore``: ``sqlite`` (the file, its schema, the
 error mapping, the embedder, keeping the mirror fresh), ``mirror`` (the numpy, BM25 and networkx

@@ -1,0 +1,75 @@
+"""The embedded store's options: given to ``LocalStore`` or through ``MemoryGraph.open``, they
+reach the part they tune, and a bad or foreign one is refused by name before anything opens."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from amem_graph import HashingEmbedder, MemoryGraph
+from amem_graph.core.errors import ValidationError
+from amem_graph.stores.local import LocalStore
+from amem_graph.stores.local.blocks import ADMIT_ON_SIGHT, SCOPE_BLOCKS_BYTES
+
+
+def _scattered(mg: MemoryGraph, tenants: int, per: int) -> None:
+    """``tenants`` scopes dealt round-robin: each one selective and scattered."""
+    mg.remember_many(
+        [
+            {"content": f"note {i} about topic {i % 7}", "scope": f"t{i % tenants}"}
+            for i in range(tenants * per)
+        ]
+    )
+
+
+def _kept_after_recalls(mg: MemoryGraph, tenants: int) -> int:
+    """How many scopes' blocks the mirror keeps once each was recalled often enough."""
+    for _ in range(ADMIT_ON_SIGHT):
+        for t in range(tenants):
+            mg.recall("topic 3", k=3, scope=f"t{t}")
+    mirror = mg.store._fresh_mirror()  # type: ignore[attr-defined]
+    return len(mirror._blocks)
+
+
+def test_the_default_budget_keeps_every_small_scattered_scope(tmp_path: Path) -> None:
+    with MemoryGraph.open(tmp_path / "s.db", embedder=HashingEmbedder()) as mg:
+        assert mg.store.scope_blocks_bytes == SCOPE_BLOCKS_BYTES  # type: ignore[attr-defined]
+        _scattered(mg, tenants=12, per=20)
+        assert _kept_after_recalls(mg, 12) == 12
+
+
+def test_a_small_budget_reaches_the_mirror_and_keeps_fewer_blocks(tmp_path: Path) -> None:
+    one_block = 32 * 256 * 4 + 20 * 8  # 20 rows padded to a row block, and their positions
+    with MemoryGraph.open(
+        tmp_path / "s.db", embedder=HashingEmbedder(dims=256), scope_blocks_bytes=3 * one_block
+    ) as mg:
+        _scattered(mg, tenants=12, per=20)
+        mirror = mg.store._fresh_mirror()  # type: ignore[attr-defined]
+        assert mirror._blocks.budget == 3 * one_block
+        assert 1 <= _kept_after_recalls(mg, 12) <= 3
+        hits = mg.recall("topic 3", k=3, scope="t5")
+        assert hits and all(h.memory.scope == "t5" for h in hits)
+
+
+@pytest.mark.parametrize("bad", [0, -1, True, 1.5, "128"])
+def test_a_bad_budget_is_refused_by_name(tmp_path: Path, bad: object) -> None:
+    with pytest.raises(ValidationError, match="scope_blocks_bytes"):
+        LocalStore(tmp_path / "s.db", scope_blocks_bytes=bad)  # type: ignore[arg-type]
+    assert not (tmp_path / "s.db").exists()
+
+
+def test_a_neo4j_option_for_an_embedded_store_is_refused_by_name(tmp_path: Path) -> None:
+    with pytest.raises(ValidationError, match="max_connection_pool_size"):
+        MemoryGraph.open(tmp_path / "s.db", embedder=HashingEmbedder(), max_connection_pool_size=4)
+    assert not (tmp_path / "s.db").exists()
+
+
+@pytest.mark.parametrize("threshold", [None, 500])
+def test_the_ann_threshold_reaches_the_store_through_open(
+    tmp_path: Path, threshold: int | None
+) -> None:
+    with MemoryGraph.open(
+        tmp_path / "s.db", embedder=HashingEmbedder(), ann_threshold=threshold
+    ) as mg:
+        assert mg.store.ann_threshold == threshold  # type: ignore[attr-defined]
