@@ -141,7 +141,7 @@ class MemoryGraph(NoteMethods, ImportMethods):
         With no target: ``$AMEM_STORE`` or ``./.amem/memory.db``. ``embedder`` is ``"minilm"``
         (default), ``"hashing"``, an ``Embedder`` or a langchain-core ``Embeddings``. ``llm``
         (any langchain-core chat model) writes the notes, links and conflict verdicts; without
-        it the note layer runs offline. ``store_options`` go to the store (Neo4j's or ``LocalStore``).
+        it the note layer runs offline. ``store_options`` go to the store (Neo4j's or LocalStore).
         """
         resolved = resolve_embedder(embedder)
         store = open_store(target, **store_options)
