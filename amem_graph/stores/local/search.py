@@ -34,7 +34,7 @@ from amem_graph.stores.local.ann import (
 )
 from amem_graph.stores.local.blocks import SCOPE_BLOCKS_BYTES
 from amem_graph.stores.local.mirror import _STATUS_NAMES, _Mirror
-from amem_graph.stores.local.sqlite import LocalConnection, _chunks
+from amem_graph.stores.local.sqlite import LocalConnection, _chunks, refuse_unless_positive
 from amem_graph.stores.query_vector import unit_query
 
 #: a matrix product's cosines differ from one vector's by far less than this (unit vectors,
@@ -64,11 +64,8 @@ class LocalSearch(LocalConnection):
         ann_threshold: int | None = ANN_THRESHOLD,
         scope_blocks_bytes: int = SCOPE_BLOCKS_BYTES,
     ) -> None:
-        bad = not isinstance(ann_threshold, int) or isinstance(ann_threshold, bool)
-        if ann_threshold is not None and (bad or ann_threshold < 1):
-            raise ValidationError(
-                f"ann_threshold must be a positive int or None, not {ann_threshold!r}"
-            )
+        if ann_threshold is not None:
+            refuse_unless_positive(ann_threshold, "ann_threshold", " or None")
         super().__init__(path, busy_timeout, scope_blocks_bytes=scope_blocks_bytes)
         self.ann_threshold = ann_threshold
         self._ann: AnnIndex | None = None

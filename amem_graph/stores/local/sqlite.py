@@ -98,6 +98,12 @@ def _collector_paused() -> Iterator[None]:
             gc.enable()
 
 
+def refuse_unless_positive(value: object, name: str, hint: str = "") -> None:
+    """A store option that must be a positive int (not a bool), refused by name."""
+    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+        raise ValidationError(f"{name} must be a positive int{hint}, not {value!r}")
+
+
 class LocalConnection:
     """The SQLite connection, its lock and the mirror every store method reads through."""
 
@@ -108,14 +114,7 @@ class LocalConnection:
         *,
         scope_blocks_bytes: int = SCOPE_BLOCKS_BYTES,
     ):
-        if (
-            not isinstance(scope_blocks_bytes, int)
-            or isinstance(scope_blocks_bytes, bool)
-            or scope_blocks_bytes < 1
-        ):
-            raise ValidationError(
-                f"scope_blocks_bytes must be a positive int (bytes), not {scope_blocks_bytes!r}"
-            )
+        refuse_unless_positive(scope_blocks_bytes, "scope_blocks_bytes", " (bytes)")
         #: the mirror's budget for scattered scopes' vectors kept between recalls
         self.scope_blocks_bytes = scope_blocks_bytes
         self.path = str(path)
