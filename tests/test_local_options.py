@@ -3,12 +3,14 @@ reach the part they tune, and a bad or foreign one is refused by name before any
 
 from __future__ import annotations
 
+import inspect
 from pathlib import Path
 
 import pytest
 
 from amem_graph import HashingEmbedder, MemoryGraph
 from amem_graph.core.errors import ValidationError
+from amem_graph.stores.factory import LOCAL_OPTIONS
 from amem_graph.stores.local import LocalStore
 from amem_graph.stores.local.blocks import ADMIT_ON_SIGHT, SCOPE_BLOCKS_BYTES
 
@@ -73,3 +75,9 @@ def test_the_ann_threshold_reaches_the_store_through_open(
         tmp_path / "s.db", embedder=HashingEmbedder(), ann_threshold=threshold
     ) as mg:
         assert mg.store.ann_threshold == threshold  # type: ignore[attr-defined]
+
+
+def test_open_knows_every_option_the_embedded_store_takes() -> None:
+    # open_store refuses what is not in LOCAL_OPTIONS: a new LocalStore keyword must join it
+    taken = [p for p in inspect.signature(LocalStore).parameters if p != "path"]
+    assert sorted(LOCAL_OPTIONS) == sorted(taken)
