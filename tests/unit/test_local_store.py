@@ -15,7 +15,7 @@ import pytest
 from amem_graph import MemoryGraph, StoreError
 from amem_graph.core.models import Memory, content_hash
 from amem_graph.core.schema import EPISODE, TASK
-from amem_graph.stores.base import EdgeWrite, MemoryFilter, NodeWrite, WriteBatch
+from amem_graph.stores.base import EdgeWrite, MemoryFilter, MemoryUpdate, NodeWrite, WriteBatch
 from amem_graph.stores.local.mirror import _Mirror
 from amem_graph.stores.local.store import LocalStore
 
@@ -168,5 +168,61 @@ def test_hub_members_placed_as_they_join_follow_every_later_write(tmp_path: Path
             fresh = LocalStore(path)
             for via in ("GENERATED_IN", "FOR_TASK"):
                 assert live.siblings(ids, via, flt, 50) == fresh.siblings(ids, via, flt, 50)
+            fresh.close()
+    live.close()
+
+
+def test_scope_rows_placed_as_they_join_follow_every_later_write(tmp_path: Path) -> None:
+    """A scope's rows are kept as memories join it, and a scope a row moved out of (a
+    memory deleted, then written again elsewhere under its id) is placed again when next
+    asked: after random writes, what each scope's filter admits is what a store built
+    afresh from the same file admits, and what a scan of every memory says."""
+    rng = random.Random(11)
+    path = tmp_path / "scopes.db"
+    live = LocalStore(path)
+    live.ensure_embedder("test", 2)
+    t0 = datetime(2026, 1, 1, tzinfo=UTC)
+    scopes = [f"s{i}" for i in range(8)]
+    where: dict[str, tuple[str, str]] = {}  # memory id -> (scope, status)
+    gone: list[str] = []
+
+    def write(mid: str, scope: str) -> None:
+        content = f"{mid} in {scope}"
+        memory = Memory(
+            id=mid,
+            content=content,
+            scope=scope,
+            created_at=t0,
+            valid_from=t0,
+            content_hash=content_hash(content),
+        )
+        live.apply(WriteBatch(memories=[memory]))
+        where[mid] = (scope, "active")
+
+    for i in range(40):  # a big scope (not selective) and seven small ones
+        write(f"m{i}", "s0" if i % 2 else rng.choice(scopes))
+    for step in range(80):
+        op, ids = rng.random(), sorted(where)
+        if op < 0.4:
+            write(f"n{step}", rng.choice(scopes))
+        elif op < 0.6 and gone:  # an id deleted before, written again in another scope
+            write(gone.pop(rng.randrange(len(gone))), rng.choice(scopes))
+        elif op < 0.8:
+            mid = rng.choice(ids)
+            live.apply(WriteBatch(memory_updates=[MemoryUpdate(mid, {"status": "retracted"})]))
+            where[mid] = (where[mid][0], "retracted")
+        else:
+            mid = rng.choice(ids)
+            live.apply(WriteBatch(delete_memories=[mid]))
+            del where[mid]
+            gone.append(mid)
+        if step % 4 == 0:
+            fresh = LocalStore(path)
+            every = sorted(where) + gone
+            for asked in [(s,) for s in scopes] + [("s1", "s2"), ("s3", "nowhere")]:
+                flt = MemoryFilter(scopes=asked)
+                scanned = {m for m, (s, st) in where.items() if s in asked and st == "active"}
+                assert live.filter_ids(every, flt) == scanned
+                assert fresh.filter_ids(every, flt) == scanned
             fresh.close()
     live.close()

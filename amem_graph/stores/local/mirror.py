@@ -79,6 +79,13 @@ class _Placed:
         self.buf[self.n] = i
         self.n += 1
 
+    def extend(self, rows: np.ndarray) -> None:
+        end = self.n + len(rows)
+        if end > len(self.buf):
+            self.buf = np.resize(self.buf, max(4, 2 * end))
+        self.buf[self.n : end] = rows
+        self.n = end
+
     @property
     def rows(self) -> np.ndarray:
         return self.buf[: self.n]
@@ -133,6 +140,9 @@ class _Mirror:
         #: (via, hub) -> its members' positions, kept as members join (a hub a member left
         #: is placed again when next walked)
         self._hub_pos: dict[tuple[str, str], _Placed] = {}
+        #: scope code -> its rows in order, kept as rows join, so a selective scope's first
+        #: mask costs its own size (a scope a row left is placed again when next asked)
+        self._scope_rows: dict[int, _Placed] = {}
         #: while a whole build runs (``load_edges``): each id string once
         self._build_keys: dict[str, str] = {}
 
@@ -140,7 +150,12 @@ class _Mirror:
         if value is None:
             return -1
         book = self.codes[column]
-        return book.setdefault(value, len(book))
+        code = book.get(value)
+        if code is None:
+            code = book[value] = len(book)
+            if column == "scope":  # no rows yet: placed from its first one on
+                self._scope_rows[code] = _Placed(np.zeros(0, dtype=np.int64))
+        return code
 
     def _grow(self, needed: int) -> None:
         """Room for ``needed`` rows: a quarter more each time (still amortised O(1) per
@@ -165,11 +180,16 @@ class _Mirror:
         self._changed()
         mid = row["id"]
         i = self.pos.get(mid)
+        scope = self._code("scope", row["scope"])
         if i is None:
             i = len(self.ids)
             self._grow(i + 1)
             self.ids.append(mid)
             self.pos[mid] = i
+            self._place_scope(scope, np.array([i], dtype=np.int64))
+        elif self.scope[i] != scope:  # both are placed again when next asked
+            self._scope_rows.pop(int(self.scope[i]), None)
+            self._scope_rows.pop(scope, None)
         self.alive[i] = True
         self.rid[i] = row["rid"]
         if self.dirty is not None:
@@ -180,7 +200,7 @@ class _Mirror:
             self.has_vec[i] = True
         else:
             self.has_vec[i] = False
-        self.scope[i] = self._code("scope", row["scope"])
+        self.scope[i] = scope
         self.status[i] = _STATUS_CODES[row["status"]]
         self.agent[i] = self._code("agent", row["agent"])
         self.task[i] = self._code("task", row["task"])
@@ -239,6 +259,11 @@ class _Mirror:
             self.vectors[start + np.flatnonzero(has)] = block
         for column in ("scope", "agent", "task"):
             getattr(self, column)[at] = [self._code(column, r[column]) for r in rows]
+        codes = self.scope[at]
+        order = np.argsort(codes, kind="stable")  # each scope's rows, in row order
+        found, first = np.unique(codes[order], return_index=True)
+        for code, rows_of in zip(found.tolist(), np.split(order, first[1:]), strict=True):
+            self._place_scope(code, start + rows_of)
         self.status[at] = [_STATUS_CODES[r["status"]] for r in rows]
         for column in ("valid_from", "created_at", "importance", "successes", "failures"):
             getattr(self, column)[at] = [r[column] for r in rows]
@@ -267,6 +292,25 @@ class _Mirror:
     def _codes_for(self, column: str, values: Sequence[str]) -> list[int]:
         book = self.codes[column]
         return [book[v] for v in values if v in book]
+
+    def _place_scope(self, code: int, rows: np.ndarray) -> None:
+        """New rows ``rows`` (ascending, after every row placed before) joined scope ``code``."""
+        placed = self._scope_rows.get(code)
+        if placed is not None:
+            placed.extend(rows.astype(np.int64, copy=False))
+
+    def _scope_members(self, codes: Sequence[int]) -> np.ndarray:
+        """The rows of these scopes, ascending, dead ones included."""
+        parts = []
+        for code in codes:
+            placed = self._scope_rows.get(code)
+            if placed is None:  # a row left it since it was placed
+                n = len(self.ids)
+                placed = self._scope_rows[code] = _Placed(np.flatnonzero(self.scope[:n] == code))
+            parts.append(placed.rows)
+        if len(parts) == 1:
+            return parts[0]
+        return np.sort(np.concatenate(parts)) if parts else np.zeros(0, dtype=np.int64)
 
     def authors(self, agent_ids: Sequence[str], flt: MemoryFilter) -> set[str]:
         """Those of ``agent_ids`` with a row the filter admits (``GraphStore.authors``)."""
@@ -302,8 +346,7 @@ class _Mirror:
         key = replace(flt, as_of=None)
         base = self._masks.get(key)
         if base is None:
-            mask = self._compute_mask(key)
-            base = (mask, np.flatnonzero(mask))
+            base = self._compute(key)
             self._masks.put(key, base)
         hit = base if flt.as_of is None else self._valid_at(key, base, flt.as_of.timestamp())
         self._admitted.put(flt, hit)
@@ -378,18 +421,35 @@ class _Mirror:
             return self.vectors[pos] @ queries.T  # type: ignore[no-any-return]
         return (self.vectors[: len(self.ids)] @ queries.T)[pos]  # type: ignore[no-any-return]
 
-    def _compute_mask(self, flt: MemoryFilter) -> np.ndarray:
+    def _compute(self, flt: MemoryFilter) -> _Admitted:
+        """(mask, sorted positions) of a filter without as_of. Scopes whose rows are few are
+        filtered on those rows alone: a tenant's first recall costs its own rows and one
+        zeroed mask, not a scan of every column (caches cold: 0.04 against 0.08 ms at 100k
+        rows, 0.11 against 0.53 ms at 1M)."""
         n = len(self.ids)
-        m = self.alive[:n].copy()
         if flt.scopes is not None:
-            m &= _among(self.scope[:n], self._codes_for("scope", flt.scopes))
+            rows = self._scope_members(self._codes_for("scope", flt.scopes))
+            if self.selective(len(rows)):
+                pos = rows[self._admits(flt, rows)]
+                mask = np.zeros(n, dtype=bool)
+                mask[pos] = True
+                return mask, pos
+        mask = self._admits(flt, slice(0, n))
+        return mask, np.flatnonzero(mask)
+
+    def _admits(self, flt: MemoryFilter, at: np.ndarray | slice) -> np.ndarray:
+        """Whether each row ``at`` is alive and in the filter's scopes, statuses, agents and
+        tasks (as_of aside)."""
+        m = self.alive[at].copy()
+        if flt.scopes is not None:
+            m &= _among(self.scope[at], self._codes_for("scope", flt.scopes))
         if flt.statuses is not None:
             codes = [_STATUS_CODES[s] for s in flt.statuses if s in _STATUS_CODES]
-            m &= _among(self.status[:n], codes)
+            m &= _among(self.status[at], codes)
         if flt.agents is not None:
-            m &= _among(self.agent[:n], self._codes_for("agent", flt.agents))
+            m &= _among(self.agent[at], self._codes_for("agent", flt.agents))
         if flt.tasks is not None:
-            m &= _among(self.task[:n], self._codes_for("task", flt.tasks))
+            m &= _among(self.task[at], self._codes_for("task", flt.tasks))
         return m
 
     def top_at(self, pos: np.ndarray, scores: np.ndarray, k: int) -> list[tuple[str, float]]:
