@@ -362,16 +362,13 @@ class _Mirror:
         memo = self._valid.get(key)
         if memo is not None and memo[0] <= t < memo[1]:
             return memo[2]
-        n = len(self.ids)
         mask, pos = base
         starts, ends = self.valid_from[pos], self.valid_to[pos]
-        if self.selective(len(pos)):
-            pos = pos[(starts <= t) & (ends > t)]
-            mask = np.zeros(n, dtype=bool)
+        valid = (starts <= t) & (ends > t)
+        if not valid.all():  # else ``base`` itself, shared: nothing changes either
+            pos = pos[valid]
+            mask = np.zeros(len(self.ids), dtype=bool)
             mask[pos] = True
-        else:
-            mask = mask & (self.valid_from[:n] <= t) & (self.valid_to[:n] > t)
-            pos = np.flatnonzero(mask)
         later = np.concatenate([starts[starts > t], ends[ends > t]])
         until = float(later.min()) if len(later) else math.inf
         self._valid.put(key, (t, until, (mask, pos)))
