@@ -317,8 +317,8 @@ class _Mirror:
         known = {a: code for a in agent_ids if (code := self.codes["agent"].get(a)) is not None}
         if not known:
             return set()
-        n = len(self.ids)
-        present = np.isin(np.fromiter(known.values(), np.int32), self.agent[:n][self.mask(flt)])
+        admitted = self.admitted(flt)[1]  # its positions: a selective filter costs its size
+        present = np.isin(np.fromiter(known.values(), np.int32), self.agent[admitted])
         return {a for a, hit in zip(known, present.tolist(), strict=True) if hit}
 
     def one_per_scope(self, flt: MemoryFilter) -> dict[str, str]:
