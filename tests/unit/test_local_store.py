@@ -219,7 +219,7 @@ def test_scope_rows_placed_as_they_join_follow_every_later_write(tmp_path: Path)
         if step % 4 == 0:
             fresh = LocalStore(path)
             every = sorted(where) + gone
-            for asked in [(s,) for s in scopes] + [("s1", "s2"), ("s3", "nowhere")]:
+            for asked in [(s,) for s in scopes] + [("s1", "s2"), ("s0", "s4"), ("s3", "nowhere")]:
                 flt = MemoryFilter(scopes=asked)
                 scanned = {m for m, (s, st) in where.items() if s in asked and st == "active"}
                 assert live.filter_ids(every, flt) == scanned

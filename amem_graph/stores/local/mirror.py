@@ -299,8 +299,9 @@ class _Mirror:
         if placed is not None:
             placed.extend(rows.astype(np.int64, copy=False))
 
-    def _scope_members(self, codes: Sequence[int]) -> np.ndarray:
-        """The rows of these scopes, ascending, dead ones included."""
+    def _scope_members(self, codes: Sequence[int]) -> np.ndarray | None:
+        """The rows of these scopes, ascending, dead ones included; None when they are too
+        many to filter on their own (``selective``), before any is copied or sorted."""
         parts = []
         for code in codes:
             placed = self._scope_rows.get(code)
@@ -308,6 +309,8 @@ class _Mirror:
                 n = len(self.ids)
                 placed = self._scope_rows[code] = _Placed(np.flatnonzero(self.scope[:n] == code))
             parts.append(placed.rows)
+        if not self.selective(sum(len(rows) for rows in parts)):
+            return None
         if len(parts) == 1:
             return parts[0]
         return np.sort(np.concatenate(parts)) if parts else np.zeros(0, dtype=np.int64)
@@ -426,7 +429,7 @@ class _Mirror:
         n = len(self.ids)
         if flt.scopes is not None:
             rows = self._scope_members(self._codes_for("scope", flt.scopes))
-            if self.selective(len(rows)):
+            if rows is not None:
                 pos = rows[self._admits(flt, rows)]
                 mask = np.zeros(n, dtype=bool)
                 mask[pos] = True
