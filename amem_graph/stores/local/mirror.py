@@ -186,7 +186,8 @@ class _Mirror:
             self._grow(i + 1)
             self.ids.append(mid)
             self.pos[mid] = i
-            self._place_scope(scope, np.array([i], dtype=np.int64))
+            if (placed := self._scope_rows.get(scope)) is not None:
+                placed.add(i)  # one row: no array made for it
         elif self.scope[i] != scope:  # both are placed again when next asked
             self._scope_rows.pop(int(self.scope[i]), None)
             self._scope_rows.pop(scope, None)
