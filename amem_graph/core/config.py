@@ -14,6 +14,8 @@ from pydantic import BaseModel, ConfigDict, Field
 from amem_graph.core.models import DEFAULT_MAX_CONTENT_LENGTH, DEFAULT_SCOPE
 
 DEFAULT_STORE_PATH = os.path.join(".amem", "memory.db")
+#: ``MemoryGraphConfig.episode_context``: chosen on the dev sets, bench/quality/README.md
+DEFAULT_EPISODE_CONTEXT = 0.15
 
 
 def default_store_path() -> str:
@@ -174,3 +176,7 @@ class MemoryGraphConfig(BaseModel):
     default_scope: str = DEFAULT_SCOPE
     retrieval: RetrievalConfig = Field(default_factory=RetrievalConfig)
     notes: NotesConfig = Field(default_factory=NotesConfig)
+    #: how much of the vector of the memory before it in its episode a memory's vector carries
+    #: when the library embeds it (``amem_graph.notes.episode_context``): a chat turn means what it
+    #: means beside the turn it answers. 0 embeds each memory alone
+    episode_context: float = Field(default=DEFAULT_EPISODE_CONTEXT, ge=0.0, le=1.0)

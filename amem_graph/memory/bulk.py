@@ -30,6 +30,7 @@ from amem_graph.core.models import (
 from amem_graph.core.schema import MEMORY_KINDS
 from amem_graph.core.versions import NoteState
 from amem_graph.notes.enrich import Draft, note_text
+from amem_graph.notes.episode_context import with_episode_context
 from amem_graph.stores.bulk import ImportBatch, provenance_columns
 
 if TYPE_CHECKING:
@@ -144,8 +145,11 @@ def plan_import(
     episode: str | Sequence[str | None] | None = None,
     timestamps: datetime | Sequence[datetime] | None = None,
     kind: MemoryKind = "semantic",
+    store: GraphStore | None = None,
 ) -> ImportBatch:
-    """Every value checked, notes built, vectors embedded or checked: the batch to write."""
+    """Every value checked, notes built, vectors embedded or checked: the batch to write.
+    Vectors embedded here carry their episode's context (``with_episode_context``) read from
+    ``store``; given vectors are the caller's, kept as they are."""
     texts = checked_contents(contents, config.max_content_length)
     n = len(texts)
     if kind not in MEMORY_KINDS:
@@ -187,6 +191,12 @@ def plan_import(
             for t, s in zip(texts, states, strict=True)
         ]
         matrix = checked_matrix(embedder.embed_documents(docs), n, embedder.dims)
+        if store is not None and config.episode_context > 0 and any(episodes):
+            at = times or [utcnow()] * n
+            blended = with_episode_context(
+                store, matrix, scopes, episodes, at, config.episode_context
+            )
+            matrix = checked_matrix(blended, n, embedder.dims)  # float32 unit rows, as given
     first = times[0] if times else utcnow()
     template = Memory(
         id="template", content="template", kind=kind, created_at=first, valid_from=first,
@@ -253,7 +263,7 @@ class ImportMethods:
         batch = plan_import(
             self.embedder, self.config, layer, contents, vectors=vectors, ids=ids,
             scope=scope, agent=agent, task=task, episode=episode, timestamps=timestamps,
-            kind=kind,
+            kind=kind, store=self.store,
         )  # fmt: skip
         self.store.import_memories(batch)
         return list(batch.ids)

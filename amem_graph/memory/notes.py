@@ -157,8 +157,9 @@ class NoteMethods:
         now = utcnow()
         layer = self.note_layer if self.config.notes.enabled else None
         planned = build_remember_batch(
-            self.store, self.embedder, inputs, now, layer, exclude=frozenset(exclude), link=link
-        )
+            self.store, self.embedder, inputs, now, layer, exclude=frozenset(exclude),
+            link=link, episode_context=self.config.episode_context,
+        )  # fmt: skip
         batch, memories = planned.batch, planned.memories
         for old, new_id, reason in planned.superseded:
             agents = authors(self.store, [old.id])

@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
+import numpy as np
 import pydantic
 
 from amem_graph.core.errors import (
@@ -26,6 +27,7 @@ from amem_graph.core.schema import AGENT, EPISODE, SOURCE, TASK, source_id
 from amem_graph.core.versions import NoteState
 from amem_graph.embeddings import Embedder
 from amem_graph.notes.enrich import Draft, note_text
+from amem_graph.notes.episode_context import with_episode_context
 from amem_graph.notes.pipeline import NoteLayer, Placement
 from amem_graph.stores.base import EdgeWrite, GraphStore, MemoryUpdate, NodeWrite, WriteBatch
 
@@ -104,6 +106,7 @@ def build_remember_batch(
     *,
     exclude: frozenset[str] = frozenset(),
     link: bool = True,
+    episode_context: float = 0.0,
 ) -> PlannedWrite:
     """The batch that stores ``inputs`` and the memories it creates, in input order.
 
@@ -111,7 +114,8 @@ def build_remember_batch(
     again (idempotent); with different content it is a ConflictError. With ``notes`` each new
     memory gets its note, links and evolution, and duplicates merge (``NoteLayer.place``);
     memories in ``exclude`` take no part in that. ``link=False`` (a bulk import) keeps the
-    notes but places nothing: no links, evolution or merges.
+    notes but places nothing: no links, evolution or merges. ``episode_context`` is the share
+    of its episode's previous memory a new memory's vector carries (``with_episode_context``).
     """
     ids = [item.id or uuid.uuid4().hex for item in inputs]
     seen: dict[str, int] = {}
@@ -141,7 +145,7 @@ def build_remember_batch(
                 )
 
     fresh = [(mid, item) for mid, item in zip(ids, inputs, strict=True) if mid not in existing]
-    created = _new_memories(embedder, fresh, now, notes)
+    created = _new_memories(store, embedder, fresh, now, notes, episode_context)
     batch = WriteBatch()
     placed = Placement()
     if notes is not None and link:
@@ -171,10 +175,12 @@ def build_remember_batch(
 
 
 def _new_memories(
+    store: GraphStore,
     embedder: Embedder,
     fresh: Sequence[tuple[str, MemoryInput]],
     now: datetime,
     notes: NoteLayer | None,
+    episode_context: float,
 ) -> dict[str, Memory]:
     """The memories to create, with their notes and embeddings, by id in input order."""
     drafts = [
@@ -195,6 +201,16 @@ def _new_memories(
         for (_, item), state in zip(fresh, states, strict=True)
     ]
     vectors = checked_vectors(embedder, embedder.embed_documents(texts), len(fresh))
+    if episode_context > 0 and any(item.episode for _, item in fresh):
+        matrix = with_episode_context(
+            store,
+            np.asarray(vectors, dtype=np.float64),
+            [item.scope for _, item in fresh],
+            [item.episode for _, item in fresh],
+            [item.timestamp or now for _, item in fresh],
+            episode_context,
+        )
+        vectors = matrix.tolist()
     created: dict[str, Memory] = {}
     for (mid, item), vector, state in zip(fresh, vectors, states, strict=True):
         at = item.timestamp or now

@@ -44,16 +44,18 @@ import numpy as np
 import pydantic
 
 from amem_graph.core import codec
+from amem_graph.core.config import DEFAULT_EPISODE_CONTEXT
 from amem_graph.core.errors import (
     AmemGraphError,
     ConflictError,
     EmbedderMismatchError,
     ValidationError,
 )
-from amem_graph.core.models import Memory, finite_vector, utcnow
+from amem_graph.core.models import Memory, utcnow
 from amem_graph.core.rules import edge_problems, memory_problems, node_problems
 from amem_graph.core.schema import EDGE_TYPES, MEMORY
 from amem_graph.embeddings import Embedder
+from amem_graph.notes.episode_context import EpisodeTails
 from amem_graph.stores.base import (
     Edge,
     EdgeWrite,
@@ -63,6 +65,7 @@ from amem_graph.stores.base import (
     NodeWrite,
     WriteBatch,
 )
+from amem_graph.transfer.re_embed import ReEmbedding, embed_into
 
 FORMAT: Final = "amem-graph-export"
 FORMAT_VERSION: Final = 1
@@ -503,12 +506,16 @@ def import_graph(
     batch_size: int | None = DEFAULT_BATCH_SIZE,
     progress: Progress | None = None,
     re_embed: Embedder | None = None,
+    episode_context: float = DEFAULT_EPISODE_CONTEXT,
 ) -> TransferReport:
     """Load an export into an EMPTY store, losslessly (see the module docstring).
 
     ``batch_size`` records per transaction; ``None`` for one transaction over the whole file.
     ``re_embed`` replaces every memory's vector with that embedder's (of its content) and
-    records it as the store's embedder: the way to move a graph to another model.
+    records it as the store's embedder: the way to move a graph to another model. Each new
+    vector carries ``episode_context`` of its episode's previous memory, as ``remember``'s do
+    (``amem_graph.notes.episode_context``; an export lists an episode's memories in the order
+    they were written).
     """
     if batch_size is not None and batch_size < 1:
         raise ValidationError(f"batch_size must be at least 1 (or None), got {batch_size}")
@@ -524,6 +531,7 @@ def import_graph(
     batch = WriteBatch()
     size = 0
     pending: list[int] = []  # positions in batch.memories still to re-embed
+    context = ReEmbedding(re_embed, EpisodeTails(), episode_context)
     with _open(path) as stream:
         parse_header(1, _first_line(stream))
         for _number, kind, record in _records(stream, header):
@@ -534,30 +542,14 @@ def import_graph(
                 pending.append(len(batch.memories) - 1)
             size += 1
             if batch_size is not None and size >= batch_size:
-                _embed_into(batch, pending, re_embed)
+                embed_into(batch, pending, context)
                 written = _flush(store, batch, written, size, total, progress)
                 batch, size, pending = WriteBatch(), 0, []
-    _embed_into(batch, pending, re_embed)
+    embed_into(batch, pending, context)
     _flush(store, batch, written, size, total, progress)
     return TransferReport(
         os.fspath(path), counts["memory"], counts["node"], counts["edge"], target.embedder
     )
-
-
-def _embed_into(batch: WriteBatch, positions: list[int], embedder: Embedder | None) -> None:
-    """Give the memories at ``positions`` the vectors of ``embedder`` (checked like remember's)."""
-    if embedder is None or not positions:
-        return
-    texts = [batch.memories[i].content for i in positions]
-    vectors = embedder.embed_documents(texts)
-    if len(vectors) != len(texts):
-        raise ValidationError(
-            f"the embedder returned {len(vectors)} vectors for {len(texts)} texts"
-        )
-    for i, vector in zip(positions, vectors, strict=True):
-        batch.memories[i] = batch.memories[i].model_copy(
-            update={"embedding": finite_vector(list(vector), embedder.dims)}
-        )
 
 
 def _add(batch: WriteBatch, record: Record) -> None:

@@ -7,6 +7,7 @@
     python bench/quality/run.py --embedder hashing # no model (fast, not a quality figure)
     python bench/quality/run.py --embedder st:DIR  # another model (sentence-transformers, torch)
     python bench/quality/run.py --notes off        # ingest without the note layer (default on)
+    python bench/quality/run.py --episode-context 0  # each turn embedded alone
 
 Each turn is stored as one memory through the public API, the way an agent developer would
 ingest past conversations: speaker as ``agent``, session time as ``timestamp`` (plus the turn's
@@ -134,10 +135,13 @@ def run(
     modes: Mapping[str, Mapping[str, Any]],
     quiet: bool = False,
     notes: bool = True,
+    episode_context: float | None = None,
 ) -> dict[str, dict[str, Scores]]:
     """Scores per mode, all from one store built once (with the note layer's offline notes
-    and links written at ingest, as by default, unless ``notes`` is false)."""
-    config = MemoryGraphConfig(notes=NotesConfig(enabled=notes))
+    and links written at ingest, as by default, unless ``notes`` is false; ``episode_context``
+    overrides the default's share of a turn's predecessor in its vector)."""
+    extra = {} if episode_context is None else {"episode_context": episode_context}
+    config = MemoryGraphConfig(notes=NotesConfig(enabled=notes), **extra)
     with MemoryGraph.open(":memory:", embedder=embedder, config=config) as mg:
         ingest(mg, data)
         results = {}
@@ -206,6 +210,12 @@ def main() -> None:
     parser.add_argument(
         "--notes", default="on", choices=["on", "off"], help="the note layer at ingest"
     )
+    parser.add_argument(
+        "--episode-context",
+        type=float,
+        default=None,
+        help="share of a turn's predecessor in its vector (default: the library's)",
+    )
     args = parser.parse_args()
     seeds = [int(s) for s in args.seeds.split(",") if s.strip()]
     embedder = CachedEmbedder(resolve_embedder(args.embedder))
@@ -213,7 +223,9 @@ def main() -> None:
     for data in dev_sets(args.data, seeds):
         print(f"\n# {data.name}: " + ", ".join(f"{k}={v}" for k, v in data.stats().items()))
         modes = MODES | (ABLATIONS if args.ablate else {})
-        results = run(data, embedder, args.k, modes, args.quiet, args.notes == "on")
+        results = run(
+            data, embedder, args.k, modes, args.quiet, args.notes == "on", args.episode_context
+        )
         summaries.append(summary(data.name, results))
         print(summaries[-1])
     print(f"\n# all sets (note layer {args.notes} at ingest)" + "".join(summaries))

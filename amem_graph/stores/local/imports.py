@@ -28,16 +28,14 @@ _STRING: Final = json.encoder.encode_basestring
 
 
 def unit_blob(vec: np.ndarray) -> bytes:
-    """A float32 vector scaled to unit length (a zero vector kept as is), as stored."""
-    norm = float(np.linalg.norm(vec))
-    if norm > 0:
-        vec = vec / norm
-    return vec.tobytes()
+    """A float32 vector scaled to unit length (a zero vector kept as is), as stored: the
+    row ``unit_blobs`` makes of it, so a memory written alone and one imported in a batch
+    store the same bits."""
+    return unit_blobs(np.asarray(vec, dtype=np.float32)[None, :])[0]
 
 
 def unit_blobs(vectors: np.ndarray) -> list[bytes]:
-    """Each row as ``unit_blob`` stores it, in one numpy pass (a row may differ from the
-    one-by-one result in its last bit: the norms are summed in another order)."""
+    """Each row scaled to unit length (a zero row kept as is), in one numpy pass."""
     rows = np.ascontiguousarray(vectors, dtype=np.float32)
     norms = np.linalg.norm(rows, axis=1, keepdims=True)
     rows = np.where(norms > 0, rows / np.where(norms > 0, norms, 1), rows).astype(np.float32)

@@ -1,0 +1,156 @@
+"""A memory's vector carries a share of its episode's previous memory
+(``notes/episode_context.py``), on every store: the same vectors whether turns are written one
+at a time, in a batch, by ``import_memories`` or re-embedded from an export; the predecessor is
+chosen by time within one scope; given vectors are kept."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from amem_graph import HashingEmbedder, MemoryGraph, MemoryGraphConfig
+from amem_graph.stores.base import GraphStore, MemoryFilter
+from amem_graph.stores.local import LocalStore
+from amem_graph.transfer.jsonl import export_graph, import_graph
+
+T0 = datetime(2026, 3, 2, 18, 0, tzinfo=UTC)
+W = MemoryGraphConfig().episode_context
+TURNS = [
+    "What did you end up getting at the shelter?",
+    "A beagle puppy, two months old",
+    "Oh nice, what did you name him?",
+    "Biscuit, after the colour of his ears",
+]
+
+
+def raw(text: str) -> np.ndarray:
+    return np.asarray(HashingEmbedder().embed_documents([text])[0], dtype=np.float64)
+
+
+def unit(v: np.ndarray) -> np.ndarray:
+    return v / np.linalg.norm(v)
+
+
+def stored(mg: MemoryGraph, *ids: str) -> list[np.ndarray]:
+    found = mg.store.get_memories(list(ids))
+    return [np.asarray(found[i].embedding, dtype=np.float64) for i in ids]
+
+
+def turns(scope: str, episode: str = "s1") -> list[dict[str, object]]:
+    return [
+        {
+            "content": text,
+            "id": f"{scope}-{i}",
+            "scope": scope,
+            "episode": episode,
+            "kind": "episodic",
+            "timestamp": T0 + timedelta(seconds=i),
+        }
+        for i, text in enumerate(TURNS)
+    ]
+
+
+def test_a_turn_carries_its_predecessor_and_a_lone_memory_is_embedded_alone(
+    mg: MemoryGraph,
+) -> None:
+    assert 0 < W < 1
+    lone = {"content": "The VPN config lives in the wiki", "id": "lone", "scope": "a"}
+    mg.remember_many([*turns("a"), lone])
+    v = stored(mg, *(f"a-{i}" for i in range(4)), "lone")
+    expected = [raw(TURNS[0])]
+    for text in TURNS[1:]:
+        expected.append(unit(raw(text) + W * expected[-1]))
+    for got, want in zip(v[:4], expected, strict=True):
+        assert np.allclose(got, want, atol=1e-6)
+    assert np.allclose(v[4], raw(lone["content"]), atol=1e-6)
+    assert not np.allclose(v[1], raw(TURNS[1]), atol=1e-3)  # the blend is visible
+
+
+def test_one_at_a_time_a_batch_and_an_import_give_the_same_vectors(mg: MemoryGraph) -> None:
+    mg.remember_many(turns("batch"))
+    for item in turns("single"):
+        mg.remember(**item)  # type: ignore[arg-type]
+    mg.import_memories(
+        TURNS,
+        ids=[f"imported-{i}" for i in range(4)],
+        scope="imported",
+        episode="s1",
+        timestamps=[T0 + timedelta(seconds=i) for i in range(4)],
+        kind="episodic",
+    )
+    for i in range(4):
+        a, b, c = stored(mg, f"batch-{i}", f"single-{i}", f"imported-{i}")
+        assert np.allclose(a, b, atol=1e-5)
+        assert np.allclose(a, c, atol=1e-5)
+
+
+def test_the_predecessor_is_the_latest_earlier_memory_of_that_episode_and_scope(
+    mg: MemoryGraph,
+) -> None:
+    # the same episode id in another scope, and a later turn already stored, are not it
+    mg.remember("A stranger's turn in another tenant", id="other", scope="b", episode="s1",
+                kind="episodic", timestamp=T0 + timedelta(seconds=1))  # fmt: skip
+    mg.remember("Said after everything below", id="later", scope="a", episode="s1",
+                kind="episodic", timestamp=T0 + timedelta(hours=1))  # fmt: skip
+    mg.remember(TURNS[0], id="first", scope="a", episode="s1", kind="episodic", timestamp=T0)
+    # a batch given out of order: the predecessor is by time, not by position
+    mg.remember_many(
+        [
+            {"content": TURNS[2], "id": "third", "scope": "a", "episode": "s1",
+             "kind": "episodic", "timestamp": T0 + timedelta(seconds=20)},
+            {"content": TURNS[1], "id": "second", "scope": "a", "episode": "s1",
+             "kind": "episodic", "timestamp": T0 + timedelta(seconds=10)},
+        ]
+    )  # fmt: skip
+    first, second, third = stored(mg, "first", "second", "third")
+    assert np.allclose(first, raw(TURNS[0]), atol=1e-6)  # "later" came after it
+    assert np.allclose(second, unit(raw(TURNS[1]) + W * first), atol=1e-5)
+    assert np.allclose(third, unit(raw(TURNS[2]) + W * second), atol=1e-5)
+
+
+def test_given_vectors_are_kept_and_a_weight_of_zero_embeds_alone(store: GraphStore) -> None:
+    given = np.stack([unit(raw(t) + 1.0) for t in TURNS]).astype(np.float32)
+    # two graphs on one store (the fixture closes it)
+    plain = MemoryGraph(store, HashingEmbedder(), MemoryGraphConfig(episode_context=0))
+    plain.remember_many(turns("plain"))
+    for i, text in enumerate(TURNS):
+        (alone,) = stored(plain, f"plain-{i}")
+        assert np.allclose(alone, raw(text), atol=1e-6)
+    blended = MemoryGraph(store, HashingEmbedder())
+    blended.import_memories(
+        TURNS, vectors=given, ids=[f"kept-{i}" for i in range(4)], scope="given",
+        episode="s1", kind="episodic",
+    )  # fmt: skip
+    for i in range(4):
+        (kept,) = stored(blended, f"kept-{i}")
+        assert np.allclose(kept, given[i], atol=1e-6)
+
+
+@pytest.mark.parametrize("weight", [-0.1, 1.5])
+def test_a_weight_outside_zero_to_one_is_refused(weight: float) -> None:
+    with pytest.raises(ValueError, match="episode_context"):
+        MemoryGraphConfig(episode_context=weight)
+
+
+def test_re_embedding_an_export_gives_the_vectors_remember_gave(
+    tmp_path: Path, store: GraphStore
+) -> None:
+    source = MemoryGraph(LocalStore(tmp_path / "source.db"), HashingEmbedder())
+    try:
+        source.remember_many(turns("a") + turns("b", episode="s2"))
+        for item in turns("a", episode="s3"):
+            source.remember(**item | {"id": f"late-{item['id']}"})  # type: ignore[arg-type]
+        export_graph(source.store, tmp_path / "g.jsonl")
+        # batches of 3: an episode's chain continues across batches
+        import_graph(store, tmp_path / "g.jsonl", batch_size=3, re_embed=HashingEmbedder())
+        ids = [m.id for m in source.store.find_memories(MemoryFilter(statuses=None))]
+        assert len(ids) == 12
+        want = source.store.get_memories(ids)
+        got = store.get_memories(ids)
+        for mid in ids:
+            assert np.allclose(got[mid].embedding or [], want[mid].embedding or [], atol=1e-5)
+    finally:
+        source.close()
