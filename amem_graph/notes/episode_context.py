@@ -21,7 +21,7 @@ from functools import partial
 
 import numpy as np
 
-from amem_graph.stores.base import GraphStore, MemoryFilter
+from amem_graph.stores.base import GraphStore
 
 #: (scope, episode)
 EpisodeKey = tuple[str, str]
@@ -102,41 +102,8 @@ def _stored_predecessors(
     store: GraphStore, first: dict[EpisodeKey, datetime]
 ) -> dict[EpisodeKey, np.ndarray]:
     """(scope, episode) -> the vector of the stored memory of that episode and scope latest at
-    or before ``first[key]``, for the episodes that have one (a read of the episodes' edges,
-    one of ranking fields per scope, one of the chosen memories)."""
+    or before ``first[key]`` (``GraphStore.episode_tails``: one read for every episode)."""
     if not first:
         return {}
-    members: dict[str, list[str]] = {}
-    for edge in store.edges(sorted({ep for _, ep in first}), ["GENERATED_IN"], "in"):
-        members.setdefault(edge.dst, []).append(edge.src)
-    if not members:
-        return {}
-    by_scope: dict[str, set[str]] = {}
-    for scope, episode in first:
-        by_scope.setdefault(scope, set()).update(members.get(episode, ()))
-    wanted: dict[EpisodeKey, str] = {}
-    for scope, ids in by_scope.items():
-        fields = store.rank_fields(sorted(ids), MemoryFilter(scopes=(scope,), statuses=None))
-        for (in_scope, episode), at in first.items():
-            if in_scope != scope:
-                continue
-            limit = at.timestamp()
-            best = max(
-                (
-                    (fields[mid].created_at, mid)
-                    for mid in members.get(episode, ())
-                    if mid in fields and fields[mid].created_at <= limit
-                ),
-                default=None,
-            )
-            if best is not None:
-                wanted[(scope, episode)] = best[1]
-    if not wanted:
-        return {}
-    stored = store.get_memories(sorted(set(wanted.values())))
-    out = {}
-    for key, mid in wanted.items():
-        memory = stored.get(mid)
-        if memory is not None and memory.embedding:
-            out[key] = np.asarray(memory.embedding, dtype=np.float64)
-    return out
+    tails = store.episode_tails(first)
+    return {key: np.asarray(vector, dtype=np.float64) for key, vector in tails.items()}

@@ -16,6 +16,14 @@ from amem_graph.core.schema import MEMORY, check_identifier, check_label
 from amem_graph.stores.base import Edge, Gist, MemoryFilter, Node
 from amem_graph.stores.local.sqlite import LocalConnection, _chunks
 
+#: an episode's members in a scope written at or before a time, newest first (ties: greater id)
+_Q_EPISODE_MEMBERS = (
+    "SELECT m.rid FROM edges e JOIN memories m ON m.id = e.src WHERE e.dst = ? "
+    "AND e.type = 'GENERATED_IN' AND m.scope = ? AND m.created_at <= ? "
+    "ORDER BY m.created_at DESC, m.id DESC"
+)
+_Q_EPISODE_OF = "SELECT json_extract(doc, '$.episode'), embedding FROM memories WHERE rid = ?"
+
 
 @lru_cache(maxsize=2048)
 def _parsed(doc: str) -> Memory:
@@ -104,6 +112,27 @@ class LocalReads(LocalConnection):
             return [self._memory_from_row(r) for r in self._db.execute(sql, params)]
 
         return self._guard("listing memories", run)
+
+    def episode_tails(
+        self, wanted: Mapping[tuple[str, str], datetime]
+    ) -> dict[tuple[str, str], list[float]]:
+        """Each episode's members through its edges (the ``edges_dst`` index), newest first;
+        the first whose document names the episode (a merged duplicate's edge leads to a
+        memory written elsewhere) is the one."""
+
+        def run() -> dict[tuple[str, str], list[float]]:
+            out: dict[tuple[str, str], list[float]] = {}
+            for (scope, episode), at in wanted.items():
+                members = self._db.execute(_Q_EPISODE_MEMBERS, (episode, scope, at.timestamp()))
+                for (rid,) in members.fetchall():
+                    named, blob = self._db.execute(_Q_EPISODE_OF, (rid,)).fetchone()
+                    if named == episode:
+                        if blob is not None:
+                            out[(scope, episode)] = np.frombuffer(blob, np.float32).tolist()
+                        break
+            return out
+
+        return self._guard("reading episodes", run)
 
     def get_nodes(self, label: str, ids: Sequence[str]) -> dict[str, Node]:
         check_label(label)

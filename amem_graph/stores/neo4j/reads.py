@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
+from datetime import datetime
 from typing import Any, Final, LiteralString
 
 from amem_graph.core.errors import ValidationError
@@ -11,7 +12,7 @@ from amem_graph.core.schema import EDGE_TYPES, MEMORY, check_identifier, check_l
 from amem_graph.stores.base import Direction, Edge, Gist, MemoryFilter, Node, RankFields
 from amem_graph.stores.neo4j.connection import Neo4jConnection, _Reader
 from amem_graph.stores.neo4j.cypher import _MEMORY_PROJECTION, _RANK_FIELDS, _cypher, _filter_clause
-from amem_graph.stores.neo4j.props import _edge_props, _memory_from_props, _node_props
+from amem_graph.stores.neo4j.props import _aware, _edge_props, _memory_from_props, _node_props
 
 _Q_GET_MEMORIES: Final = (
     "UNWIND $ids AS id MATCH (m:Memory {id: id}) RETURN collect(m {%P%, .embedding}) AS rows"
@@ -50,6 +51,18 @@ WITH aid WHERE EXISTS {
   MATCH (m:Memory) USING INDEX SEEK m:Memory(agent) WHERE m.agent = aid AND %FILTER%
 }
 RETURN collect(aid) AS ids
+"""
+#: ``episode_tails``: per (scope, episode, time), the newest memory at or before the time
+_Q_EPISODE_TAILS: Final = """
+UNWIND $rows AS r
+CALL {
+  WITH r
+  MATCH (m:Memory) USING INDEX SEEK m:Memory(episode, created_at)
+  WHERE m.episode = r.episode AND m.created_at <= r.at AND m.scope = r.scope
+  RETURN m.embedding AS vector ORDER BY m.created_at DESC, m.id DESC LIMIT 1
+}
+WITH r, vector WHERE vector IS NOT NULL
+RETURN collect([r.scope, r.episode, vector]) AS rows
 """
 #: ``one_per_scope``: a seek of the scope index per scope, stopped at its first admitted memory
 _Q_ONE_PER_SCOPE: Final = """
@@ -222,6 +235,21 @@ class Neo4jReads(Neo4jConnection):
 
     def authors(self, agent_ids: Iterable[str], flt: MemoryFilter) -> set[str]:
         return self._ids_under(_Q_AUTHORS, "agents", agent_ids, flt, "finding authors")
+
+    def episode_tails(
+        self, wanted: Mapping[tuple[str, str], datetime]
+    ) -> dict[tuple[str, str], list[float]]:
+        """A seek of the (episode, created_at) index per key, newest first, stopped at the
+        first memory of the scope."""
+        rows = [{"scope": s, "episode": e, "at": _aware(at)} for (s, e), at in wanted.items()]
+        if not rows:
+            return {}
+
+        def read(tx: _Reader) -> dict[tuple[str, str], list[float]]:
+            found = tx.run(_Q_EPISODE_TAILS, {"rows": rows}).single(strict=True)["rows"]
+            return {(str(s), str(e)): [float(x) for x in v] for s, e, v in found}
+
+        return self._guard("reading episodes", lambda: self._read(read))
 
     def one_per_scope(self, flt: MemoryFilter) -> dict[str, str]:
         if flt.scopes is None:
