@@ -58,7 +58,7 @@ from bench_store import Side, alternate, neo4j_depths, neo4j_floor, numpy_topk, 
 from common import EPISODE, clock, median, pct, vocabulary
 from results import emit, within
 
-from amem_graph import MemoryGraph
+from amem_graph import MemoryGraph, MemoryGraphConfig
 from amem_graph.embeddings import MiniLMEmbedder
 from amem_graph.recall.retriever import vector_depth
 
@@ -389,7 +389,9 @@ def run(target: Target, args: argparse.Namespace) -> None:
         measure(target, args, embedder, texts, vectors, rows)
         return
     target.prepare()
-    with MemoryGraph.open(target.address, embedder=embedder) as mg:
+    lead_in = {} if args.lead_in is None else {"episode_lead_in": args.lead_in}
+    config = MemoryGraphConfig(**lead_in)
+    with MemoryGraph.open(target.address, embedder=embedder, config=config) as mg:
         rate = ingest(mg, rows, vectors, args.batch, args.route)
     size = target.size_bytes()
     shown = "unknown" if size is None else f"{size / 2**20:.0f} MB ({size / args.n:.0f} B/memory)"
@@ -460,6 +462,9 @@ def main() -> None:
         "--reuse", action="store_true", help="measure a kept store (--path, same --n) as it is"
     )
     parser.add_argument("--no-provenance", action="store_true", help="skip trace/impact/retract")
+    parser.add_argument(
+        "--lead-in", type=int, default=None, help="MemoryGraphConfig.episode_lead_in at ingest"
+    )
     parser.add_argument("--child-open", default=None, help=argparse.SUPPRESS)
     parser.add_argument("--query", default="", help=argparse.SUPPRESS)
     parser.add_argument("--scope", default="", help=argparse.SUPPRESS)

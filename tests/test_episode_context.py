@@ -67,6 +67,30 @@ def test_a_turn_carries_its_predecessor_and_a_lone_memory_is_embedded_alone(
         assert np.allclose(got, want, atol=1e-6)
     assert np.allclose(v[4], raw(lone["content"]), atol=1e-6)
     assert not np.allclose(v[1], raw(TURNS[1]), atol=1e-3)  # the blend is visible
+    found = mg.store.get_memories([f"a-{i}" for i in range(4)] + ["lone"])
+    assert [found[f"a-{i}"].lead_in for i in range(4)] == ["", *TURNS[:3]]  # each under 10 words
+    assert found["lone"].lead_in == ""
+
+
+def test_bm25_finds_a_turn_by_the_words_of_the_turn_it_answers(mg: MemoryGraph) -> None:
+    mg.remember_many(turns("a"))
+    # "shelter" is only in the question; the answer turn is found through its lead-in
+    hits = [mid for mid, _ in mg.store.text_search("shelter", 5, MemoryFilter(scopes=("a",)))]
+    assert set(hits) == {"a-0", "a-1"}
+    hits = [mid for mid, _ in mg.store.text_search("beagle", 5, MemoryFilter(scopes=("a",)))]
+    assert set(hits) == {"a-1", "a-2"}
+    assert mg.store.get_memories(["a-1"])["a-1"].content == TURNS[1]  # shown as said
+
+
+def test_the_lead_in_is_the_last_words_and_zero_keeps_none(store: GraphStore) -> None:
+    three = MemoryGraph(store, HashingEmbedder(), MemoryGraphConfig(episode_lead_in=3))
+    three.remember_many(turns("three"))
+    none = MemoryGraph(store, HashingEmbedder(), MemoryGraphConfig(episode_lead_in=0))
+    none.remember_many(turns("none"))
+    found = store.get_memories(["three-1", "three-3", "none-1"])
+    assert found["three-1"].lead_in == "at the shelter?"
+    assert found["three-3"].lead_in == "you name him?"
+    assert found["none-1"].lead_in == ""
 
 
 def test_one_at_a_time_a_batch_and_an_import_give_the_same_vectors(mg: MemoryGraph) -> None:
@@ -85,6 +109,8 @@ def test_one_at_a_time_a_batch_and_an_import_give_the_same_vectors(mg: MemoryGra
         a, b, c = stored(mg, f"batch-{i}", f"single-{i}", f"imported-{i}")
         assert np.allclose(a, b, atol=1e-5)
         assert np.allclose(a, c, atol=1e-5)
+        leads = mg.store.get_memories([f"batch-{i}", f"single-{i}", f"imported-{i}"])
+        assert {m.lead_in for m in leads.values()} == {TURNS[i - 1] if i else ""}
 
 
 def test_the_predecessor_is_the_latest_earlier_memory_of_that_episode_and_scope(
@@ -127,6 +153,8 @@ def test_given_vectors_are_kept_and_a_weight_of_zero_embeds_alone(store: GraphSt
     for i in range(4):
         (kept,) = stored(blended, f"kept-{i}")
         assert np.allclose(kept, given[i], atol=1e-6)
+        # the lead-in is text, the library's own: given vectors do not stop it
+        assert store.get_memories([f"kept-{i}"])[f"kept-{i}"].lead_in == (TURNS[i - 1] if i else "")
 
 
 @pytest.mark.parametrize("weight", [-0.1, 1.5])
@@ -152,5 +180,6 @@ def test_re_embedding_an_export_gives_the_vectors_remember_gave(
         got = store.get_memories(ids)
         for mid in ids:
             assert np.allclose(got[mid].embedding or [], want[mid].embedding or [], atol=1e-5)
+            assert got[mid].lead_in == want[mid].lead_in
     finally:
         source.close()

@@ -14,8 +14,10 @@ from pydantic import BaseModel, ConfigDict, Field
 from amem_graph.core.models import DEFAULT_MAX_CONTENT_LENGTH, DEFAULT_SCOPE
 
 DEFAULT_STORE_PATH = os.path.join(".amem", "memory.db")
-#: ``MemoryGraphConfig.episode_context``: chosen on the dev sets, bench/quality/README.md
+#: ``MemoryGraphConfig.episode_context`` and ``episode_lead_in``: chosen on the dev sets,
+#: bench/quality/README.md
 DEFAULT_EPISODE_CONTEXT = 0.15
+DEFAULT_EPISODE_LEAD_IN = 10
 
 
 def default_store_path() -> str:
@@ -180,3 +182,7 @@ class MemoryGraphConfig(BaseModel):
     #: when the library embeds it (``amem_graph.notes.episode_context``): a chat turn means what it
     #: means beside the turn it answers. 0 embeds each memory alone
     episode_context: float = Field(default=DEFAULT_EPISODE_CONTEXT, ge=0.0, le=1.0)
+    #: how many of the last words of the memory before it in its episode a memory keeps as its
+    #: ``lead_in``, which BM25 searches with its own words (a turn is found by the question it
+    #: answers). 0 keeps none
+    episode_lead_in: int = Field(default=DEFAULT_EPISODE_LEAD_IN, ge=0, le=200)

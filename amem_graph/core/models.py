@@ -198,6 +198,9 @@ class Memory(BaseModel):
     note_keywords: list[str] = Field(default_factory=list)
     note_tags: list[str] = Field(default_factory=list)
     note_context: str = ""
+    #: the last words of the memory before it in its episode (same scope), searched with its
+    #: own words: a turn is found by the question it answers (``notes.episode_context``)
+    lead_in: str = ""
     #: whether the note fields feed BM25 (and fed the embedding when it was written)
     note_indexed: bool = False
     embedding: list[float] | None = Field(default=None, repr=False)

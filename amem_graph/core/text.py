@@ -81,7 +81,7 @@ def search_text(memory: Memory) -> str:
     note = (memory.note_keywords, memory.note_tags, memory.note_context)
     return search_text_of(
         memory.agent, memory.content, memory.keywords, memory.tags, memory.context,
-        note if memory.note_indexed else None,
+        note if memory.note_indexed else None, memory.lead_in,
     )  # fmt: skip
 
 
@@ -92,10 +92,13 @@ def search_text_of(
     tags: Sequence[str],
     context: str,
     note: tuple[Sequence[str], Sequence[str], str] | None,
+    lead_in: str = "",
 ) -> str:
     """``search_text`` from the fields themselves (an import has columns, not Memory models);
     ``note`` is the indexed note's (keywords, tags, context), or None when it is not indexed."""
     parts = [agent or "", content, " ".join(keywords), " ".join(tags), context]
     if note is not None:
         parts += [" ".join(note[0]), " ".join(note[1]), note[2]]
+    if lead_in:  # a memory without one keeps the text it always had
+        parts.append(lead_in)
     return "\n".join(parts)

@@ -148,8 +148,9 @@ def plan_import(
     store: GraphStore | None = None,
 ) -> ImportBatch:
     """Every value checked, notes built, vectors embedded or checked: the batch to write.
-    Vectors embedded here carry their episode's context (``with_episode_context``) read from
-    ``store``; given vectors are the caller's, kept as they are."""
+    Memories in an episode take their lead-in from the one before them, and vectors
+    embedded here a share of its vector (``with_episode_context``, read from ``store``);
+    given vectors are the caller's, kept as they are."""
     texts = checked_contents(contents, config.max_content_length)
     n = len(texts)
     if kind not in MEMORY_KINDS:
@@ -191,11 +192,13 @@ def plan_import(
             for t, s in zip(texts, states, strict=True)
         ]
         matrix = checked_matrix(embedder.embed_documents(docs), n, embedder.dims)
-        if store is not None and config.episode_context > 0 and any(episodes):
-            at = times or [utcnow()] * n
-            blended = with_episode_context(
-                store, matrix, scopes, episodes, at, config.episode_context
-            )
+    lead_ins = [""] * n
+    if store is not None and any(episodes):
+        blended, lead_ins = with_episode_context(
+            store, None if given else matrix, texts, scopes, episodes,
+            times or [utcnow()] * n, config.episode_context, config.episode_lead_in,
+        )  # fmt: skip
+        if blended is not None and config.episode_context > 0:
             matrix = checked_matrix(blended, n, embedder.dims)  # float32 unit rows, as given
     first = times[0] if times else utcnow()
     template = Memory(
@@ -216,6 +219,7 @@ def plan_import(
         note_keywords=[s.keywords for s in states],
         note_tags=[s.tags for s in states],
         note_contexts=[s.context for s in states],
+        lead_ins=lead_ins,
         vectors=matrix,
         nodes=nodes,
         edges=edges,

@@ -19,6 +19,7 @@ from amem_graph.core.schema import LLM_USAGE
 from amem_graph.core.versions import NoteVersion
 from amem_graph.memory.writes import build_remember_batch, parse_inputs
 from amem_graph.notes import consolidate, evolution, forgetting, supersession
+from amem_graph.notes.episode_context import episode_settings
 from amem_graph.notes.llm import Usage
 from amem_graph.provenance import retraction
 from amem_graph.provenance.audit import AuditEvent, AuditKind, authors, event_write, new_event
@@ -158,7 +159,7 @@ class NoteMethods:
         layer = self.note_layer if self.config.notes.enabled else None
         planned = build_remember_batch(
             self.store, self.embedder, inputs, now, layer, exclude=frozenset(exclude),
-            link=link, episode_context=self.config.episode_context,
+            link=link, episode_context=episode_settings(self.config),
         )  # fmt: skip
         batch, memories = planned.batch, planned.memories
         for old, new_id, reason in planned.superseded:

@@ -27,7 +27,7 @@ from amem_graph.core.schema import AGENT, EPISODE, SOURCE, TASK, source_id
 from amem_graph.core.versions import NoteState
 from amem_graph.embeddings import Embedder
 from amem_graph.notes.enrich import Draft, note_text
-from amem_graph.notes.episode_context import with_episode_context
+from amem_graph.notes.episode_context import NO_CONTEXT, EpisodeContext, with_episode_context
 from amem_graph.notes.pipeline import NoteLayer, Placement
 from amem_graph.stores.base import EdgeWrite, GraphStore, MemoryUpdate, NodeWrite, WriteBatch
 
@@ -106,7 +106,7 @@ def build_remember_batch(
     *,
     exclude: frozenset[str] = frozenset(),
     link: bool = True,
-    episode_context: float = 0.0,
+    episode_context: EpisodeContext = NO_CONTEXT,
 ) -> PlannedWrite:
     """The batch that stores ``inputs`` and the memories it creates, in input order.
 
@@ -114,8 +114,8 @@ def build_remember_batch(
     again (idempotent); with different content it is a ConflictError. With ``notes`` each new
     memory gets its note, links and evolution, and duplicates merge (``NoteLayer.place``);
     memories in ``exclude`` take no part in that. ``link=False`` (a bulk import) keeps the
-    notes but places nothing: no links, evolution or merges. ``episode_context`` is the share
-    of its episode's previous memory a new memory's vector carries (``with_episode_context``).
+    notes but places nothing: no links, evolution or merges. ``episode_context`` is what a new
+    memory takes from its episode's previous one (``with_episode_context``).
     """
     ids = [item.id or uuid.uuid4().hex for item in inputs]
     seen: dict[str, int] = {}
@@ -180,7 +180,7 @@ def _new_memories(
     fresh: Sequence[tuple[str, MemoryInput]],
     now: datetime,
     notes: NoteLayer | None,
-    episode_context: float,
+    episode_context: EpisodeContext,
 ) -> dict[str, Memory]:
     """The memories to create, with their notes and embeddings, by id in input order."""
     drafts = [
@@ -201,18 +201,20 @@ def _new_memories(
         for (_, item), state in zip(fresh, states, strict=True)
     ]
     vectors = checked_vectors(embedder, embedder.embed_documents(texts), len(fresh))
-    if episode_context > 0 and any(item.episode for _, item in fresh):
-        matrix = with_episode_context(
-            store,
-            np.asarray(vectors, dtype=np.float64),
-            [item.scope for _, item in fresh],
-            [item.episode for _, item in fresh],
-            [item.timestamp or now for _, item in fresh],
-            episode_context,
-        )
+    matrix, lead_ins = with_episode_context(
+        store,
+        np.asarray(vectors, dtype=np.float64),
+        [item.content for _, item in fresh],
+        [item.scope for _, item in fresh],
+        [item.episode for _, item in fresh],
+        [item.timestamp or now for _, item in fresh],
+        episode_context.weight,
+        episode_context.lead_words,
+    )
+    if matrix is not None and episode_context.weight > 0:
         vectors = matrix.tolist()
     created: dict[str, Memory] = {}
-    for (mid, item), vector, state in zip(fresh, vectors, states, strict=True):
+    for (mid, item), vector, state, lead in zip(fresh, vectors, states, lead_ins, strict=True):
         at = item.timestamp or now
         created[mid] = Memory(
             id=mid,
@@ -230,6 +232,7 @@ def _new_memories(
             note_tags=state.tags,
             note_context=state.context,
             note_indexed=indexed,
+            lead_in=lead,
             created_at=at,
             valid_from=at,
             valid_to=item.valid_to,

@@ -488,12 +488,12 @@ class GraphStore(Protocol):
 
     def episode_tails(
         self, wanted: Mapping[tuple[str, str], datetime]
-    ) -> dict[tuple[str, str], list[float]]:
-        """(scope, episode) -> the vector of that scope's memory written in that episode (its
-        ``episode``) latest at or before the given time, ties to the greater id, whatever its
-        status; a key with none, or whose memory has no vector, is left out. One read for
-        every key, through the episode's members only: a write into an episode asks for the
-        memory before its own (``amem_graph.notes.episode_context``)."""
+    ) -> dict[tuple[str, str], Memory]:
+        """(scope, episode) -> that scope's memory written in that episode (its ``episode``)
+        latest at or before the given time, ties to the greater id, whatever its status, with
+        its embedding; a key with none is left out. One read for every key, through the
+        episode's members only: a write into an episode asks for the memory before its own
+        (``amem_graph.notes.episode_context``)."""
         ...
 
     def statuses(self, ids: Iterable[str]) -> dict[str, str]:

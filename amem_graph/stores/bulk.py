@@ -37,7 +37,7 @@ class ImportBatch:
     """Rows ``0..n-1`` of new memories; ``template`` holds every field they share.
 
     ``template`` is a Memory whose per-row fields (id, content, content_hash, scope, agent,
-    task, episode, created_at = valid_from, note_keywords, note_tags, note_context) are
+    task, episode, created_at = valid_from, note_keywords, note_tags, note_context, lead_in) are
     placeholders; ``memory(i)`` is row ``i`` as the Memory it stores. ``vectors`` is float32
     ``(n, dims)``, unit rows. ``nodes`` are the agents, tasks and episodes the rows name, once
     each, with the props a first write gives them; ``edges`` maps an edge type of
@@ -56,6 +56,8 @@ class ImportBatch:
     note_keywords: list[list[str]]
     note_tags: list[list[str]]
     note_contexts: list[str]
+    #: each row's ``lead_in`` (``Memory.lead_in``)
+    lead_ins: list[str]
     vectors: np.ndarray
     nodes: list[NodeWrite] = field(default_factory=list)
     edges: dict[str, tuple[list[str], list[str]]] = field(default_factory=dict)
@@ -85,6 +87,7 @@ class ImportBatch:
             "note_keywords": self.note_keywords[i],
             "note_tags": self.note_tags[i],
             "note_context": self.note_contexts[i],
+            "lead_in": self.lead_ins[i],
         }
 
     def memories(self) -> Iterator[Memory]:

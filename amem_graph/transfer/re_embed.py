@@ -25,7 +25,7 @@ class ReEmbedding:
 
 def embed_into(batch: WriteBatch, positions: list[int], context: ReEmbedding) -> None:
     """Give the memories at ``positions`` the vectors of the context's embedder (checked like
-    remember's), each carrying its episode's previous vector."""
+    remember's), each carrying its episode's previous vector (their lead-ins are the file's)."""
     embedder = context.embedder
     if embedder is None or not positions:
         return
@@ -37,11 +37,15 @@ def embed_into(batch: WriteBatch, positions: list[int], context: ReEmbedding) ->
         )
     checked = [finite_vector(list(vector), embedder.dims) for vector in vectors]
     columns = (
+        [m.content for m in memories],
         [m.scope for m in memories],
         [m.episode for m in memories],
         [m.created_at for m in memories],
     )
-    blended = with_episode_context(context.tails, np.asarray(checked), *columns, context.weight)
+    blended, _ = with_episode_context(
+        context.tails, np.asarray(checked), *columns, context.weight, lead_words=0
+    )
+    assert blended is not None  # vectors in, vectors out
     context.tails.saw(blended, *columns)
     for i, vector in zip(positions, blended.tolist(), strict=True):
         batch.memories[i] = batch.memories[i].model_copy(update={"embedding": vector})

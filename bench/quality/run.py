@@ -7,7 +7,7 @@
     python bench/quality/run.py --embedder hashing # no model (fast, not a quality figure)
     python bench/quality/run.py --embedder st:DIR  # another model (sentence-transformers, torch)
     python bench/quality/run.py --notes off        # ingest without the note layer (default on)
-    python bench/quality/run.py --episode-context 0  # each turn embedded alone
+    python bench/quality/run.py --episode-context 0 --lead-in 0  # each turn on its own
 
 Each turn is stored as one memory through the public API, the way an agent developer would
 ingest past conversations: speaker as ``agent``, session time as ``timestamp`` (plus the turn's
@@ -136,11 +136,15 @@ def run(
     quiet: bool = False,
     notes: bool = True,
     episode_context: float | None = None,
+    lead_in: int | None = None,
 ) -> dict[str, dict[str, Scores]]:
     """Scores per mode, all from one store built once (with the note layer's offline notes
     and links written at ingest, as by default, unless ``notes`` is false; ``episode_context``
-    overrides the default's share of a turn's predecessor in its vector)."""
-    extra = {} if episode_context is None else {"episode_context": episode_context}
+    and ``lead_in`` override the default's share of a turn's predecessor in its vector and the
+    number of its last words searched with it)."""
+    extra: dict[str, Any] = {} if episode_context is None else {"episode_context": episode_context}
+    if lead_in is not None:
+        extra["episode_lead_in"] = lead_in
     config = MemoryGraphConfig(notes=NotesConfig(enabled=notes), **extra)
     with MemoryGraph.open(":memory:", embedder=embedder, config=config) as mg:
         ingest(mg, data)
@@ -216,6 +220,12 @@ def main() -> None:
         default=None,
         help="share of a turn's predecessor in its vector (default: the library's)",
     )
+    parser.add_argument(
+        "--lead-in",
+        type=int,
+        default=None,
+        help="last words of a turn's predecessor searched with it (default: the library's)",
+    )
     args = parser.parse_args()
     seeds = [int(s) for s in args.seeds.split(",") if s.strip()]
     embedder = CachedEmbedder(resolve_embedder(args.embedder))
@@ -224,8 +234,9 @@ def main() -> None:
         print(f"\n# {data.name}: " + ", ".join(f"{k}={v}" for k, v in data.stats().items()))
         modes = MODES | (ABLATIONS if args.ablate else {})
         results = run(
-            data, embedder, args.k, modes, args.quiet, args.notes == "on", args.episode_context
-        )
+            data, embedder, args.k, modes, args.quiet, args.notes == "on",
+            args.episode_context, args.lead_in,
+        )  # fmt: skip
         summaries.append(summary(data.name, results))
         print(summaries[-1])
     print(f"\n# all sets (note layer {args.notes} at ingest)" + "".join(summaries))

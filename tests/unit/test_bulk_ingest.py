@@ -132,7 +132,9 @@ def test_whole_mirror_build_equals_row_by_row_upserts(tmp_path: Path) -> None:
         for column in _GROW_FILL:
             assert np.array_equal(getattr(built, column)[:n], getattr(slow, column)[:n]), column
         fast_text, slow_text = built.bm25, slow.bm25
-        assert fast_text.digests == slow_text.digests and fast_text.doc_terms == slow_text.doc_terms
+        assert fast_text.doc_terms == slow_text.doc_terms
+        n = len(fast_text.doc_terms)
+        assert np.array_equal(fast_text.digests[:n], slow_text.digests[:n])
         assert (fast_text.documents, fast_text.total_length) == (
             slow_text.documents,
             slow_text.total_length,

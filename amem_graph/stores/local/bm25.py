@@ -103,12 +103,13 @@ class BM25Index:
 
     def __init__(self) -> None:
         self.postings: dict[str, _Postings] = {}
-        #: each document's distinct terms (what ``remove`` visits), as the postings' own
-        #: key strings in a tuple: a Counter per document cost ~4x the memory
-        self.doc_terms: dict[int, tuple[str, ...]] = {}
-        #: each indexed document's text hash: enough to tell a changed text, and a fraction
-        #: of the text's own memory
-        self.digests: dict[int, int] = {}
+        #: each document's distinct terms (what ``remove`` visits) by position, None where
+        #: none is indexed, as the postings' own key strings in a tuple: a Counter per
+        #: document cost ~4x the memory, and a dict by position ~70 bytes a document more
+        self.doc_terms: list[tuple[str, ...] | None] = []
+        #: each indexed document's text hash by position: enough to tell a changed text, in
+        #: 8 bytes a document (a dict of ints held ~100)
+        self.digests = np.zeros(1024, dtype=np.int64)
         self.lengths = np.zeros(1024, dtype=np.float32)
         self.total_length = 0.0
         self.documents = 0
@@ -124,7 +125,7 @@ class BM25Index:
         mirror build: one numpy store per posting was most of the index's build time)."""
         grouped: dict[str, tuple[_Postings, list[int], list[int]]] = {}
         for doc, text in zip(docs, texts, strict=True):
-            if doc in self.doc_terms:
+            if self.has(doc):
                 self.remove(doc)
             for post, tf in self._counted(doc, text):
                 group = grouped.get(post.term)
@@ -140,7 +141,11 @@ class BM25Index:
         with its frequency, for the caller to add ``doc`` to."""
         terms = Counter(analyze(text))
         if doc >= len(self.lengths):
-            self.lengths = np.resize(self.lengths, max(doc + 1, len(self.lengths) * 2))
+            size = max(doc + 1, len(self.lengths) * 2)
+            self.lengths = np.resize(self.lengths, size)
+            self.digests = np.resize(self.digests, size)
+        if doc >= len(self.doc_terms):
+            self.doc_terms.extend([None] * (doc + 1 - len(self.doc_terms)))
         self.lengths[doc] = sum(terms.values())
         self.total_length += float(self.lengths[doc])
         self.documents += 1 if terms else 0
@@ -155,16 +160,24 @@ class BM25Index:
         self.digests[doc] = hash(text)
         return out
 
+    def has(self, doc: int) -> bool:
+        """Whether document ``doc`` is indexed."""
+        return doc < len(self.doc_terms) and self.doc_terms[doc] is not None
+
+    def __len__(self) -> int:
+        """How many documents are indexed."""
+        return len(self.doc_terms) - self.doc_terms.count(None)
+
     def indexed_as(self, doc: int, text: str) -> bool:
         """Whether document ``doc`` is indexed with this text."""
-        return self.digests.get(doc) == hash(text)
+        return self.has(doc) and int(self.digests[doc]) == hash(text)
 
     def remove(self, doc: int) -> None:
         """Forget document ``doc``."""
-        terms = self.doc_terms.pop(doc, None)
-        self.digests.pop(doc, None)
+        terms = self.doc_terms[doc] if doc < len(self.doc_terms) else None
         if terms is None:
             return
+        self.doc_terms[doc] = None
         self.total_length -= float(self.lengths[doc])
         self.documents -= 1 if terms else 0
         self.lengths[doc] = 0

@@ -61,6 +61,7 @@ def memory_rows(batch: ImportBatch) -> list[tuple[Any, ...]]:
             batch.agents[i], batch.contents[i], template.keywords, template.tags,
             template.context,
             (batch.note_keywords[i], batch.note_tags[i], batch.note_contexts[i]) if note else None,
+            batch.lead_ins[i],
         )  # fmt: skip
         stamp = at.timestamp()
         row = (batch.ids[i], batch.scopes[i], template.status, batch.agents[i], batch.tasks[i])

@@ -47,7 +47,7 @@ class LocalIntegrity(LocalConnection):
             found = {
                 "memory rows": (rows, int(np.count_nonzero(mirror.alive[:n]))),
                 "vectors": (vectors - bad, int(np.count_nonzero(mirror.has_vec[:n]))),
-                "text-indexed memories": (rows, len(mirror.bm25.digests)),
+                "text-indexed memories": (rows, len(mirror.bm25)),
             }
             for what, (stored, mirrored) in found.items():
                 if stored != mirrored:

@@ -22,7 +22,9 @@ _Q_EPISODE_MEMBERS = (
     "AND e.type = 'GENERATED_IN' AND m.scope = ? AND m.created_at <= ? "
     "ORDER BY m.created_at DESC, m.id DESC"
 )
-_Q_EPISODE_OF = "SELECT json_extract(doc, '$.episode'), embedding FROM memories WHERE rid = ?"
+_Q_EPISODE_OF = (
+    "SELECT json_extract(doc, '$.episode') AS named, doc, embedding FROM memories WHERE rid = ?"
+)
 
 
 @lru_cache(maxsize=2048)
@@ -115,20 +117,19 @@ class LocalReads(LocalConnection):
 
     def episode_tails(
         self, wanted: Mapping[tuple[str, str], datetime]
-    ) -> dict[tuple[str, str], list[float]]:
+    ) -> dict[tuple[str, str], Memory]:
         """Each episode's members through its edges (the ``edges_dst`` index), newest first;
         the first whose document names the episode (a merged duplicate's edge leads to a
         memory written elsewhere) is the one."""
 
-        def run() -> dict[tuple[str, str], list[float]]:
-            out: dict[tuple[str, str], list[float]] = {}
+        def run() -> dict[tuple[str, str], Memory]:
+            out: dict[tuple[str, str], Memory] = {}
             for (scope, episode), at in wanted.items():
                 members = self._db.execute(_Q_EPISODE_MEMBERS, (episode, scope, at.timestamp()))
                 for (rid,) in members.fetchall():
-                    named, blob = self._db.execute(_Q_EPISODE_OF, (rid,)).fetchone()
-                    if named == episode:
-                        if blob is not None:
-                            out[(scope, episode)] = np.frombuffer(blob, np.float32).tolist()
+                    row = self._db.execute(_Q_EPISODE_OF, (rid,)).fetchone()
+                    if row["named"] == episode:
+                        out[(scope, episode)] = self._memory_from_row(row)
                         break
             return out
 

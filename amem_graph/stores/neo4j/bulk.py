@@ -85,7 +85,7 @@ def _search_terms(batch: ImportBatch, row: dict[str, Any]) -> str:
     note = (row["note_keywords"], row["note_tags"], row["note_context"])
     text = search_text_of(
         row["agent"], row["content"], t.keywords, t.tags, t.context,
-        note if t.note_indexed else None,
+        note if t.note_indexed else None, row["lead_in"],
     )  # fmt: skip
     return " ".join(analyze(text))
 

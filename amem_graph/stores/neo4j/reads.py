@@ -59,11 +59,10 @@ CALL {
   WITH r
   MATCH (m:Memory) USING INDEX SEEK m:Memory(episode, created_at)
   WHERE m.episode = r.episode AND m.created_at <= r.at AND m.scope = r.scope
-  RETURN m.embedding AS vector ORDER BY m.created_at DESC, m.id DESC LIMIT 1
+  RETURN m ORDER BY m.created_at DESC, m.id DESC LIMIT 1
 }
-WITH r, vector WHERE vector IS NOT NULL
-RETURN collect([r.scope, r.episode, vector]) AS rows
-"""
+RETURN collect([r.scope, r.episode, m {%P%, .embedding}]) AS rows
+""".replace("%P%", _MEMORY_PROJECTION)
 #: ``one_per_scope``: a seek of the scope index per scope, stopped at its first admitted memory
 _Q_ONE_PER_SCOPE: Final = """
 UNWIND $scopes AS sid
@@ -238,16 +237,16 @@ class Neo4jReads(Neo4jConnection):
 
     def episode_tails(
         self, wanted: Mapping[tuple[str, str], datetime]
-    ) -> dict[tuple[str, str], list[float]]:
+    ) -> dict[tuple[str, str], Memory]:
         """A seek of the (episode, created_at) index per key, newest first, stopped at the
         first memory of the scope."""
         rows = [{"scope": s, "episode": e, "at": _aware(at)} for (s, e), at in wanted.items()]
         if not rows:
             return {}
 
-        def read(tx: _Reader) -> dict[tuple[str, str], list[float]]:
+        def read(tx: _Reader) -> dict[tuple[str, str], Memory]:
             found = tx.run(_Q_EPISODE_TAILS, {"rows": rows}).single(strict=True)["rows"]
-            return {(str(s), str(e)): [float(x) for x in v] for s, e, v in found}
+            return {(str(s), str(e)): _memory_from_props(props) for s, e, props in found}
 
         return self._guard("reading episodes", lambda: self._read(read))
 
