@@ -24,6 +24,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from dataset import Dataset
 from embcache import CachedEmbedder
+from metrics import DEFAULT_KS, evaluate
 from run import dev_sets, ingest, safe
 
 from amem_graph import MemoryGraph
@@ -58,7 +59,8 @@ class Counted:
 
 
 def measure(data: Dataset, uri: str, embedder: CachedEmbedder) -> str:
-    """One line: second searches, reads after the hop, and hits equal to the embedded store's."""
+    """One line: second searches, reads after the hop, hits equal to the embedded store's, and
+    R@10 / MRR@10 on each store."""
     store = Neo4jStore.connect(uri)
     store.wipe()
     counted = Counted(store)
@@ -69,15 +71,26 @@ def measure(data: Dataset, uri: str, embedder: CachedEmbedder) -> str:
         ingest(server, data)
         ingest(local, data)
         read_after = equal = 0
+        ranked: dict[str, dict[str, list[str]]] = {"neo4j": {}, "embedded": {}}
         for q in data.questions:
             scope, reads = safe(q.conversation_id), counted.reads
             got = [h.memory.id for h in server.recall(q.question, k=10, scope=scope)]
             read_after += counted.reads > reads
-            equal += got == [h.memory.id for h in local.recall(q.question, k=10, scope=scope)]
+            mine = [h.memory.id for h in local.recall(q.question, k=10, scope=scope)]
+            equal += got == mine
+            ranked["neo4j"][q.id], ranked["embedded"][q.id] = got, mine
         n = len(data.questions)
+        quality = "; ".join(
+            f"{side} R@10 / MRR {s.recall[10]:.3f} / {s.mrr:.3f}"
+            for side, s in (
+                (side, evaluate(data.questions, ids, DEFAULT_KS)["overall"])
+                for side, ids in ranked.items()
+            )
+        )
         return (
             f"{data.name}: {n} recalls; second searches {counted.searches - n}; "
-            f"reads after the hop in {read_after}; hits equal to the embedded store's in {equal}"
+            f"reads after the hop in {read_after}; hits equal to the embedded store's in {equal}; "
+            + quality
         )
 
 
