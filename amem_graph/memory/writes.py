@@ -201,18 +201,20 @@ def _new_memories(
         for (_, item), state in zip(fresh, states, strict=True)
     ]
     vectors = checked_vectors(embedder, embedder.embed_documents(texts), len(fresh))
-    matrix, lead_ins = with_episode_context(
-        store,
-        np.asarray(vectors, dtype=np.float64),
-        [item.content for _, item in fresh],
-        [item.scope for _, item in fresh],
-        [item.episode for _, item in fresh],
-        [item.timestamp or now for _, item in fresh],
-        episode_context.weight,
-        episode_context.lead_words,
-    )
-    if matrix is not None and episode_context.weight > 0:
-        vectors = matrix.tolist()
+    lead_ins = [""] * len(fresh)
+    if any(item.episode for _, item in fresh):  # else nothing to blend: no copy of the batch
+        matrix, lead_ins = with_episode_context(
+            store,
+            np.asarray(vectors, dtype=np.float64),
+            [item.content for _, item in fresh],
+            [item.scope for _, item in fresh],
+            [item.episode for _, item in fresh],
+            [item.timestamp or now for _, item in fresh],
+            episode_context.weight,
+            episode_context.lead_words,
+        )
+        if matrix is not None and episode_context.weight > 0:
+            vectors = matrix.tolist()
     created: dict[str, Memory] = {}
     for (mid, item), vector, state, lead in zip(fresh, vectors, states, lead_ins, strict=True):
         at = item.timestamp or now

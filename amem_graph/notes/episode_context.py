@@ -85,7 +85,7 @@ def with_episode_context(
     earlier in the batch), or for the earliest, the memory of that episode and scope latest at
     or before its time in ``store`` (or as a ``Predecessors`` function answers).
     """
-    out = None if vectors is None else np.asarray(vectors, dtype=np.float64).copy()
+    out = None if vectors is None else np.array(vectors, dtype=np.float64)  # a copy
     lead_ins = [""] * len(contents)
     blend = out is not None and weight > 0
     if not (blend or lead_words > 0) or not any(episodes):
