@@ -6,13 +6,17 @@ from __future__ import annotations
 import inspect
 from pathlib import Path
 
+import numpy as np
 import pytest
+from threadpoolctl import threadpool_info, threadpool_limits
 
 from amem_graph import HashingEmbedder, MemoryGraph
 from amem_graph.core.errors import ValidationError
 from amem_graph.stores.factory import LOCAL_OPTIONS
 from amem_graph.stores.local import LocalStore
 from amem_graph.stores.local.blocks import ADMIT_ON_SIGHT, SCOPE_BLOCKS_BYTES
+from amem_graph.stores.local.mirror import _Mirror
+from amem_graph.stores.local.search import SEARCH_BLAS_THREADS
 
 
 def _scattered(mg: MemoryGraph, tenants: int, per: int) -> None:
@@ -75,6 +79,48 @@ def test_the_ann_threshold_reaches_the_store_through_open(
         tmp_path / "s.db", embedder=HashingEmbedder(), ann_threshold=threshold
     ) as mg:
         assert mg.store.ann_threshold == threshold  # type: ignore[attr-defined]
+
+
+def _threads_in_vector_search(mg: MemoryGraph, monkeypatch: pytest.MonkeyPatch) -> set[int]:
+    """The BLAS thread counts seen while a recall scores its vectors."""
+    seen: set[int] = set()
+    scope_cosines = _Mirror.scope_cosines
+
+    def watched(self: _Mirror, q: np.ndarray, pos: np.ndarray) -> np.ndarray:
+        seen.update(p["num_threads"] for p in threadpool_info() if p["user_api"] == "blas")
+        return scope_cosines(self, q, pos)
+
+    monkeypatch.setattr(_Mirror, "scope_cosines", watched)
+    mg.remember_many([{"content": f"note {i} about topic {i % 7}"} for i in range(40)])
+    assert mg.recall("topic 3", k=3)
+    return seen
+
+
+@pytest.mark.parametrize("threads", [1, 2, None])
+def test_a_recall_scores_vectors_on_the_blas_threads_asked_for(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, threads: int | None
+) -> None:
+    found = 3  # what numpy would use: not 1, so that a cap shows
+    with (
+        threadpool_limits(limits=found, user_api="blas"),
+        MemoryGraph.open(tmp_path / "s.db", embedder=HashingEmbedder(), blas_threads=threads) as mg,
+    ):
+        assert mg.store.blas_threads == threads  # type: ignore[attr-defined]
+        seen = _threads_in_vector_search(mg, monkeypatch)
+        assert seen == {found if threads is None else threads}
+        assert {p["num_threads"] for p in threadpool_info() if p["user_api"] == "blas"} == {found}
+
+
+def test_the_default_scores_on_one_blas_thread(tmp_path: Path) -> None:
+    with MemoryGraph.open(tmp_path / "s.db", embedder=HashingEmbedder()) as mg:
+        assert mg.store.blas_threads == SEARCH_BLAS_THREADS == 1  # type: ignore[attr-defined]
+
+
+@pytest.mark.parametrize("bad", [0, -1, True, 1.5, "2"])
+def test_bad_blas_threads_are_refused_by_name(tmp_path: Path, bad: object) -> None:
+    with pytest.raises(ValidationError, match="blas_threads must be positive"):
+        MemoryGraph.open(tmp_path / "s.db", embedder=HashingEmbedder(), blas_threads=bad)
+    assert not (tmp_path / "s.db").exists()
 
 
 def test_open_knows_every_option_the_embedded_store_takes() -> None:

@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from amem_graph.core import blas
 from amem_graph.core.errors import AmemGraphError, ValidationError
 
 if TYPE_CHECKING:
@@ -30,15 +31,11 @@ if TYPE_CHECKING:
 # 12 heads, float32) stay near 25 MB even at 256 word pieces; short texts batch up to batch_size.
 _SCORE_BUDGET = 32 * 128 * 128
 
-# The BLAS thread count is process-wide, so one limiter at a time may change and restore it.
-_BLAS_LOCK = threading.Lock()
-
 
 class _Runtime:
     """Tokenizer plus encoder, loaded together on first use."""
 
     def __init__(self, model_dir: Path) -> None:
-        from threadpoolctl import ThreadpoolController
         from tokenizers import Tokenizer
 
         from amem_graph.embeddings.bert import BertConfig, BertEncoder, read_safetensors
@@ -53,16 +50,13 @@ class _Runtime:
         self.tokenizer: Tokenizer = Tokenizer.from_file(str(model_dir / "tokenizer.json"))
         self.tokenizer.enable_truncation(max_length=self.max_len)
         self.tokenizer.no_padding()  # tokenizer.json pads to 128; batches pad to their longest
-        self._blas = ThreadpoolController()
 
     def encode(self, texts: Sequence[str], batch_size: int, threads: int | None) -> np.ndarray:
         """Unit vectors, one row per text, in input order."""
         # One text at a time: tokenizing is a few percent of the cost, not worth encode_batch's
         # thread pool competing with BLAS for the cores.
         ids = [self.tokenizer.encode(t).ids for t in texts]
-        if threads is None:
-            return self._embed(ids, batch_size)
-        with _BLAS_LOCK, self._blas.limit(limits=threads, user_api="blas"):
+        with blas.capped(threads):
             return self._embed(ids, batch_size)
 
     def _embed(self, ids: list[list[int]], batch_size: int) -> np.ndarray:
@@ -119,8 +113,7 @@ class NumpyEmbedder:
         kind = type(self).__name__
         if batch_size < 1:
             raise ValidationError(f"{kind} batch_size must be positive, got {batch_size}")
-        if threads is not None and threads < 1:
-            raise ValidationError(f"{kind} threads must be positive, got {threads}")
+        blas.checked_threads(threads, f"{kind} threads")
         self._dir = None if model_dir is None else Path(model_dir).expanduser()
         self._dims: int | None = None
         if self._dir is not None:

@@ -17,7 +17,7 @@ NEO4J_SCHEMES = ("bolt://", "bolt+s://", "bolt+ssc://", "neo4j://", "neo4j+s://"
 
 
 #: the options an embedded store takes (``LocalStore``'s keywords)
-LOCAL_OPTIONS = ("busy_timeout", "ann_threshold", "scope_blocks_bytes")
+LOCAL_OPTIONS = ("busy_timeout", "ann_threshold", "scope_blocks_bytes", "blas_threads")
 
 
 def open_store(target: str | os.PathLike[str] | None, **options: Any) -> GraphStore:

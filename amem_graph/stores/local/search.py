@@ -8,7 +8,7 @@ from collections.abc import Iterable, Sequence
 
 import numpy as np
 
-from amem_graph.core import codec
+from amem_graph.core import blas, codec
 from amem_graph.core.errors import ValidationError
 from amem_graph.core.schema import EDGE_TYPES
 from amem_graph.core.seeding import SeedPlan
@@ -37,6 +37,8 @@ from amem_graph.stores.local.mirror import _STATUS_NAMES, _Mirror
 from amem_graph.stores.local.sqlite import LocalConnection, _chunks, refuse_unless_positive
 from amem_graph.stores.query_vector import unit_query
 
+#: BLAS threads for a search's vector scores (``LocalSearch``'s ``blas_threads``)
+SEARCH_BLAS_THREADS = 1
 #: a matrix product's cosines differ from one vector's by far less than this (unit vectors,
 #: float32): rows within it of the k-th best are scored again exactly
 _SHORTLIST_MARGIN = 1e-3
@@ -54,6 +56,12 @@ class LocalSearch(LocalConnection):
     whose memories lie among other tenants'), gathered once and kept between recalls
     (``blocks.py``; the most recent one is kept whatever the budget). A fleet with more hot
     scattered tenants than fit in the default 128 MB gathers some again on most recalls.
+
+    ``blas_threads``: the BLAS threads a search's vector scores may use (``core/blas.py``;
+    None: numpy's own setting). One by default: a second thread saves ~0.5 ms of a 10k
+    recall on an idle machine, then spins on a core for a tenth of a second, which made two
+    processes recalling side by side three times slower. A batch's one shortlisting product
+    (a write's note links) keeps numpy's setting: there a second thread halves the time.
     """
 
     def __init__(
@@ -63,9 +71,11 @@ class LocalSearch(LocalConnection):
         *,
         ann_threshold: int | None = ANN_THRESHOLD,
         scope_blocks_bytes: int = SCOPE_BLOCKS_BYTES,
+        blas_threads: int | None = SEARCH_BLAS_THREADS,
     ) -> None:
         if ann_threshold is not None:
             refuse_unless_positive(ann_threshold, "ann_threshold", " or None")
+        self.blas_threads = blas.checked_threads(blas_threads, "blas_threads")
         super().__init__(path, busy_timeout, scope_blocks_bytes=scope_blocks_bytes)
         self.ann_threshold = ann_threshold
         self._ann: AnnIndex | None = None
@@ -176,19 +186,22 @@ class LocalSearch(LocalConnection):
                 pos = pos[mirror.has_vec[pos]]
                 index = None if mirror.selective(len(pos)) else self._ann_for(mirror)
                 if index is not None:
-                    for j in js:
-                        out[j] = ann_top(mirror, index, queries[j], k, mask, pos)
+                    with blas.capped(self.blas_threads):
+                        for j in js:
+                            out[j] = ann_top(mirror, index, queries[j], k, mask, pos)
                     continue
                 if len(js) == 1 or len(pos) <= k:
-                    for j in js:
-                        out[j] = mirror.top_at(pos, mirror.scope_cosines(queries[j], pos), k)
+                    with blas.capped(self.blas_threads):
+                        for j in js:
+                            out[j] = mirror.top_at(pos, mirror.scope_cosines(queries[j], pos), k)
                     continue
                 approx = mirror.cosines_many(np.stack([queries[j] for j in js]), pos)
-                for col, j in enumerate(js):
-                    scores = approx[:, col]
-                    cut = np.partition(scores, len(scores) - k)[len(scores) - k]
-                    short = pos[scores >= cut - _SHORTLIST_MARGIN]
-                    out[j] = mirror.top_at(short, mirror.gathered(queries[j], short), k)
+                with blas.capped(self.blas_threads):
+                    for col, j in enumerate(js):
+                        scores = approx[:, col]
+                        cut = np.partition(scores, len(scores) - k)[len(scores) - k]
+                        short = pos[scores >= cut - _SHORTLIST_MARGIN]
+                        out[j] = mirror.top_at(short, mirror.gathered(queries[j], short), k)
             return out
 
         return self._guard("searching vectors", run)
