@@ -1,11 +1,11 @@
 """A cap on numpy's BLAS threads around the library's own products, safe when callers overlap.
 
-OpenBLAS's worker threads spin for a while (about a tenth of a second) after each threaded
-call before they sleep. A process that recalls more often than that keeps every core busy: one
-recall at 10k on the embedded store took 3.7 ms of wall time and 7.6 ms of CPU, and two such
-processes on this 2-core machine took 15.8 ms a recall each, against 5.0 ms with the products on
-one thread (``bench/RESULTS.md``). The embedder's forward pass and a recall's vector scores run
-capped (one thread by default, ``threads=None`` lifts the cap).
+OpenBLAS's worker threads spin for a while after each threaded call before they sleep. A
+process that recalls more often than that keeps every core busy: a recall at 10k on the
+embedded store took 4.3 ms of wall time and 8.3 ms of CPU, and two such processes on a 2-core
+machine took 15.9 ms a recall each, against 4.7 ms with the products on one thread
+(``bench/bench_processes.py``, ``bench/RESULTS.md``). The embedder's forward pass and a
+recall's vector scores run capped (one thread by default; ``threads=None`` lifts the cap).
 
 The thread count is one setting for the whole process, so the caps open at once are counted:
 while any is open the smallest applies, and the count found when the first opened is put back

@@ -58,10 +58,11 @@ class LocalSearch(LocalConnection):
     scattered tenants than fit in the default 128 MB gathers some again on most recalls.
 
     ``blas_threads``: the BLAS threads a search's vector scores may use (``core/blas.py``;
-    None: numpy's own setting). One by default: a second thread saves ~0.5 ms of a 10k
-    recall on an idle machine, then spins on a core for a tenth of a second, which made two
-    processes recalling side by side three times slower. A batch's one shortlisting product
-    (a write's note links) keeps numpy's setting: there a second thread halves the time.
+    None: numpy's own setting). One by default: on an idle machine a second thread saves ~1 ms
+    of a 10k recall (4.3 against 5.2 ms p50), then spins on a core for a while, and two
+    processes recalling at once took 15.9 ms a recall each against 4.7 ms capped
+    (``bench/bench_processes.py``). A batch's one shortlisting product (a write's note links)
+    keeps numpy's setting: there a second thread halves the time.
     """
 
     def __init__(
