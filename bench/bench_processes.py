@@ -70,12 +70,13 @@ def worker(path: Path, size: int, queries: int, setting: str, start_at: float) -
 def run(copies: list[Path], size: int, queries: int, setting: str) -> dict[str, list[float]]:
     """Every copy recalled by its own process at once; their timings together."""
     start_at = time.time() + 8.0  # time to import and warm up before the first timed recall
+    args = ["--size", str(size), "--queries", str(queries), "--setting", setting]
     procs = [
         subprocess.Popen(
-            [sys.executable, __file__, "--worker", str(copy), "--size", str(size),
-             "--queries", str(queries), "--setting", setting, "--start-at", str(start_at)],
-            stdout=subprocess.PIPE, text=True,
-        )  # fmt: skip
+            [sys.executable, __file__, "--worker", str(copy), *args, "--start-at", str(start_at)],
+            stdout=subprocess.PIPE,
+            text=True,
+        )
         for copy in copies
     ]
     out: dict[str, list[float]] = {"wall": [], "cpu": []}
