@@ -43,6 +43,10 @@ def commands(neo4j: str | None, full: bool) -> list[list[str]]:
         runs = [[*r, "--neo4j", neo4j] for r in runs]
     # embedded only: what another process's commit costs the next read
     runs.append(["bench/bench_refresh.py", "--sizes", sizes])
+    # embedded only: processes recalling at once, a recall's BLAS threads capped or not
+    counts, rounds = ("1,2,4", "2") if full else ("1,2", "1")
+    runs.append(["bench/bench_processes.py", "--size", "10000", "--processes", counts,
+                 "--rounds", rounds])  # fmt: skip
     # embedded only: the ANN index against exact top-k (libraries not installed are skipped)
     runs.append(["bench/bench_ann.py", "--sizes", sizes, "--libs", "usearch-i8,hnswlib"])
     return runs

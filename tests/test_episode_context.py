@@ -183,3 +183,59 @@ def test_re_embedding_an_export_gives_the_vectors_remember_gave(
             assert got[mid].lead_in == want[mid].lead_in
     finally:
         source.close()
+
+
+def test_episode_tails_from_sqlite_agree_with_the_mirror(tmp_path: Path) -> None:
+    """A store nothing has read yet answers ``episode_tails`` from SQLite (an import does not
+    build the mirror to ask); a store with its mirror built answers from the mirror's hubs.
+    Both on one file, over ties, scopes, retractions, erasures and a merged duplicate."""
+    rng = np.random.default_rng(5)
+    path = tmp_path / "s.db"
+    times = [T0 + timedelta(minutes=int(m)) for m in rng.integers(0, 12, size=240)]
+    ids = [f"m{int(rng.integers(10**6)):07d}-{i}" for i in range(240)]
+    with MemoryGraph.open(path, embedder=HashingEmbedder()) as mg:
+        mg.import_memories(
+            [f"turn {i} of {i % 9}" for i in range(240)],
+            ids=ids,
+            scope=[f"s{i % 3}" for i in range(240)],
+            episode=[f"e{int(rng.integers(6))}" for _ in range(240)],
+            timestamps=times,  # few distinct times: many ties, broken by the greater id
+            notes=False,
+        )
+        for mid in ids[:20]:
+            mg.retract(mid, reason="wrong")
+        for mid in ids[20:30]:
+            mg.forget(mid, reason="erasure")
+        fact = "The staging database password rotates every Monday"
+        mg.remember(fact, id="fact", scope="s0", episode="e1", timestamp=T0 + timedelta(hours=1))
+        merged = mg.remember_many(
+            [
+                {
+                    "content": fact,
+                    "scope": "s0",
+                    "episode": "e2",
+                    "timestamp": T0 + timedelta(hours=2),
+                }
+            ]
+        )
+        assert merged[0].id == "fact"  # an edge to e2, not a memory of it
+    asked = [
+        {(f"s{s}", f"e{e}"): T0 + timedelta(minutes=m) for s in range(4) for e in range(7)}
+        for m in (-1, 3, 8, 200)
+    ]  # before any, amid the ties, after all; scope s3 and episode e6 hold none
+    store = LocalStore(path)
+    try:
+        assert store._mirror is None  # type: ignore[attr-defined]
+        from_sqlite = [{k: m.id for k, m in store.episode_tails(w).items()} for w in asked]
+        assert store._mirror is None  # type: ignore[attr-defined]  # asking did not build it
+        store.search(None, "turn", 0, 5, MemoryFilter(scopes=("s0",)))  # a read builds it
+        assert store._mirror is not None  # type: ignore[attr-defined]
+        from_mirror = [{k: m.id for k, m in store.episode_tails(w).items()} for w in asked]
+    finally:
+        store.close()
+    assert from_sqlite == from_mirror
+    assert [len(found) for found in from_mirror[:1]] == [0]
+    assert all(len(found) == 18 for found in from_mirror[2:])
+    assert from_mirror[1] != from_mirror[2]
+    from_mirror = from_mirror[-1]
+    assert from_mirror[("s0", "e2")] != "fact"
