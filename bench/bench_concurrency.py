@@ -142,7 +142,11 @@ def main() -> None:
     parser.add_argument("--seconds", type=float, default=15.0, help="per phase")
     parser.add_argument("--neo4j", action="append", default=[], help="a Neo4j URI (repeatable)")
     parser.add_argument("--no-local", action="store_true", help="skip the embedded store")
+    parser.add_argument(
+        "--blas-threads", default="1", help="the embedded store's blas_threads (\"none\": numpy's)"
+    )
     args = parser.parse_args()
+    blas_threads = None if args.blas_threads == "none" else int(args.blas_threads)
     w = Workload(args.size)
     texts = [str(r["content"]) for r in w.rows]
     embedder = WritingEmbedder(texts + w.qtexts, np.vstack([w.vectors, w.qvecs]))
@@ -150,7 +154,7 @@ def main() -> None:
     if not args.no_local:
         with (
             tempfile.TemporaryDirectory() as tmp,
-            MemoryGraph.open(f"{tmp}/bench.db", embedder=embedder) as mg,
+            MemoryGraph.open(f"{tmp}/bench.db", embedder=embedder, blas_threads=blas_threads) as mg,
         ):
             ingest(mg, w.rows)
             run("local", mg, w, args.seconds)
