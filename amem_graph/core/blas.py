@@ -20,7 +20,7 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import Any
 
-from amem_graph.core.errors import ValidationError
+from amem_graph.core.errors import refuse_unless_positive
 
 _LOCK = threading.Lock()
 #: the thread counts of the caps open now (one entry per open cap)
@@ -30,12 +30,10 @@ _found: list[int] = []
 _libraries: list[tuple[Any, Callable[[int], object]]] | None = None
 
 
-def checked_threads(threads: object, what: str) -> int | None:
+def checked_threads(threads: int | None, what: str) -> int | None:
     """``threads`` when it is None or a positive int, else a ``ValidationError`` naming ``what``."""
-    if threads is None:
-        return None
-    if isinstance(threads, bool) or not isinstance(threads, int) or threads < 1:
-        raise ValidationError(f"{what} must be positive (an int) or None, got {threads!r}")
+    if threads is not None:
+        refuse_unless_positive(threads, what, " or None")
     return threads
 
 

@@ -74,3 +74,9 @@ def format_pydantic_error(exc: pydantic.ValidationError, where: str) -> str:
         msg = str(err["msg"]).removeprefix("Value error, ")
         parts.append(f"{loc}: {msg}")
     return f"{where}: " + "; ".join(parts)
+
+
+def refuse_unless_positive(value: object, name: str, hint: str = "") -> None:
+    """An option that must be a positive int (not a bool), refused by ``name``."""
+    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+        raise ValidationError(f"{name} must be positive: an int{hint}, not {value!r}")

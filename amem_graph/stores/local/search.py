@@ -9,7 +9,7 @@ from collections.abc import Iterable, Sequence
 import numpy as np
 
 from amem_graph.core import blas, codec
-from amem_graph.core.errors import ValidationError
+from amem_graph.core.errors import ValidationError, refuse_unless_positive
 from amem_graph.core.schema import EDGE_TYPES
 from amem_graph.core.seeding import SeedPlan
 from amem_graph.stores.base import (
@@ -34,7 +34,7 @@ from amem_graph.stores.local.ann import (
 )
 from amem_graph.stores.local.blocks import SCOPE_BLOCKS_BYTES
 from amem_graph.stores.local.mirror import _STATUS_NAMES, _Mirror
-from amem_graph.stores.local.sqlite import LocalConnection, _chunks, refuse_unless_positive
+from amem_graph.stores.local.sqlite import LocalConnection, _chunks
 from amem_graph.stores.query_vector import unit_query
 
 #: BLAS threads for a search's vector scores (``LocalSearch``'s ``blas_threads``)

@@ -21,7 +21,7 @@ from amem_graph.core.errors import (
     ConflictError,
     EmbedderMismatchError,
     StoreError,
-    ValidationError,
+    refuse_unless_positive,
 )
 from amem_graph.stores.base import SIBLING_EDGES, GraphStore
 from amem_graph.stores.local.blocks import SCOPE_BLOCKS_BYTES
@@ -96,12 +96,6 @@ def _collector_paused() -> Iterator[None]:
     finally:
         if was_on:
             gc.enable()
-
-
-def refuse_unless_positive(value: object, name: str, hint: str = "") -> None:
-    """A store option that must be a positive int (not a bool), refused by name."""
-    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-        raise ValidationError(f"{name} must be a positive int{hint}, not {value!r}")
 
 
 class LocalConnection:
