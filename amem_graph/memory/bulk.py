@@ -195,10 +195,10 @@ def plan_import(
     lead_ins = [""] * n
     if store is not None and any(episodes):
         blended, lead_ins = with_episode_context(
-            store, None if given else matrix, texts, scopes, episodes,
-            times or [utcnow()] * n, config.episode_context, config.episode_lead_in,
+            store, None if given or config.episode_context <= 0 else matrix, texts, scopes,
+            episodes, times or [utcnow()] * n, config.episode_context, config.episode_lead_in,
         )  # fmt: skip
-        if blended is not None and config.episode_context > 0:
+        if blended is not None:
             matrix = checked_matrix(blended, n, embedder.dims)  # float32 unit rows, as given
     first = times[0] if times else utcnow()
     template = Memory(

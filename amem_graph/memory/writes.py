@@ -203,9 +203,10 @@ def _new_memories(
     vectors = checked_vectors(embedder, embedder.embed_documents(texts), len(fresh))
     lead_ins = [""] * len(fresh)
     if any(item.episode for _, item in fresh):  # else nothing to blend: no copy of the batch
+        blend = episode_context.weight > 0  # else only lead-ins: no copy of the vectors
         matrix, lead_ins = with_episode_context(
             store,
-            np.asarray(vectors, dtype=np.float64),
+            np.asarray(vectors, dtype=np.float64) if blend else None,
             [item.content for _, item in fresh],
             [item.scope for _, item in fresh],
             [item.episode for _, item in fresh],
@@ -213,7 +214,7 @@ def _new_memories(
             episode_context.weight,
             episode_context.lead_words,
         )
-        if matrix is not None and episode_context.weight > 0:
+        if matrix is not None:
             vectors = matrix.tolist()
     created: dict[str, Memory] = {}
     for (mid, item), vector, state, lead in zip(fresh, vectors, states, lead_ins, strict=True):

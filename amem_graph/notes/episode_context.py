@@ -78,8 +78,8 @@ def with_episode_context(
     lead_words: int,
 ) -> tuple[np.ndarray | None, list[str]]:
     """(``vectors`` with each row in an episode blended with its predecessor's, ``weight`` of
-    it, renormalised, as float64; each row's lead-in, "" for none). ``vectors=None`` (given by
-    the caller) are not blended and come back None.
+    it, renormalised, as float64; each row's lead-in, "" for none). ``vectors=None`` (the
+    caller's own, or none to blend) come back None.
 
     A predecessor is the item of the same (scope, episode) just before it in time (ties: the
     earlier in the batch), or for the earliest, the memory of that episode and scope latest at
