@@ -20,25 +20,27 @@ from amem_graph.stores.local.search import SEARCH_BLAS_THREADS
 
 
 def _scattered(mg: MemoryGraph, tenants: int, per: int) -> None:
-    """``tenants`` scopes dealt round-robin: each one selective and scattered."""
+    """``tenants`` agents' memories dealt round-robin in one scope: each agent's filter is
+    selective and scattered whatever the order of the vectors (a scattered scope is sorted
+    into one stretch instead: ``test_scattered_scopes_are_sorted_into_stretches``)."""
     mg.remember_many(
         [
-            {"content": f"note {i} about topic {i % 7}", "scope": f"t{i % tenants}"}
+            {"content": f"note {i} about topic {i % 7}", "agent": f"a{i % tenants}"}
             for i in range(tenants * per)
         ]
     )
 
 
 def _kept_after_recalls(mg: MemoryGraph, tenants: int) -> int:
-    """How many scopes' blocks the mirror keeps once each was recalled often enough."""
+    """How many filters' blocks the mirror keeps once each was recalled often enough."""
     for _ in range(ADMIT_ON_SIGHT):
         for t in range(tenants):
-            mg.recall("topic 3", k=3, scope=f"t{t}")
+            mg.recall("topic 3", k=3, agent=f"a{t}")
     mirror = mg.store._fresh_mirror()  # type: ignore[attr-defined]
     return len(mirror._blocks)
 
 
-def test_the_default_budget_keeps_every_small_scattered_scope(tmp_path: Path) -> None:
+def test_the_default_budget_keeps_every_small_scattered_filter(tmp_path: Path) -> None:
     with MemoryGraph.open(tmp_path / "s.db", embedder=HashingEmbedder()) as mg:
         assert mg.store.scope_blocks_bytes == SCOPE_BLOCKS_BYTES  # type: ignore[attr-defined]
         _scattered(mg, tenants=12, per=20)
@@ -54,8 +56,33 @@ def test_a_small_budget_reaches_the_mirror_and_keeps_fewer_blocks(tmp_path: Path
         mirror = mg.store._fresh_mirror()  # type: ignore[attr-defined]
         assert mirror._blocks.budget == 3 * one_block
         assert 1 <= _kept_after_recalls(mg, 12) <= 3
-        hits = mg.recall("topic 3", k=3, scope="t5")
-        assert hits and all(h.memory.scope == "t5" for h in hits)
+        hits = mg.recall("topic 3", k=3, agent="a5")
+        assert hits and all(h.memory.agent == "a5" for h in hits)
+
+
+def test_scattered_scopes_are_sorted_into_stretches(tmp_path: Path) -> None:
+    """Tenants written round-robin: their vectors are sorted by scope at the first scoped
+    recall, after which no tenant needs a kept block, and each recall stays in its scope
+    with the hits a store whose tenants were written in runs gives."""
+    runs = MemoryGraph.open(tmp_path / "runs.db", embedder=HashingEmbedder())
+    dealt = MemoryGraph.open(tmp_path / "dealt.db", embedder=HashingEmbedder())
+    items = [
+        {"id": f"m{i}", "content": f"note {i} about topic {i % 7}", "scope": f"t{i % 12}"}
+        for i in range(240)
+    ]
+    runs.remember_many(sorted(items, key=lambda item: item["scope"]))
+    dealt.remember_many(items)
+    with runs, dealt:
+        for _ in range(ADMIT_ON_SIGHT):
+            for t in range(12):
+                got = dealt.recall("topic 3", k=3, scope=f"t{t}")
+                want = runs.recall("topic 3", k=3, scope=f"t{t}")
+                assert [(h.memory.id, h.score) for h in got] == [
+                    (h.memory.id, h.score) for h in want
+                ]
+                assert got and all(h.memory.scope == f"t{t}" for h in got)
+        mirror = dealt.store._fresh_mirror()  # type: ignore[attr-defined]
+        assert mirror.sorted_upto == 240 and len(mirror._blocks) == 0
 
 
 @pytest.mark.parametrize("bad", [0, -1, True, 1.5, "128"])

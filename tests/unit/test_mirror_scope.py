@@ -1,13 +1,15 @@
-"""The embedded mirror's kept scope blocks (``scope_cosines``): the same values as
-``cosines``, and never stale after a change."""
+"""The embedded mirror's scoped products (``scope_cosines``): kept scope blocks and tenants
+sorted by scope give the same values as ``cosines``, and are never stale after a change."""
 
 from __future__ import annotations
 
 import numpy as np
 import pytest
 
+from amem_graph.stores.base import MemoryFilter
 from amem_graph.stores.local.blocks import ADMIT_ON_SIGHT, ScopeBlocks
-from amem_graph.stores.local.mirror import _ROW_BLOCK, _Mirror
+from amem_graph.stores.local.mirror import _Mirror
+from amem_graph.stores.local.vector_rows import ROW_BLOCK
 
 _DIMS = 8
 
@@ -83,7 +85,7 @@ def test_a_scope_is_kept_only_once_seen_again_and_again() -> None:
 def test_blocks_stay_within_their_budget() -> None:
     mirror = _mirror(1000)
     block_bytes = 112 * _DIMS * 4 + 100 * 8  # 100 rows padded to 112, and their positions
-    mirror._blocks = ScopeBlocks(3 * block_bytes, _ROW_BLOCK)
+    mirror._blocks = ScopeBlocks(3 * block_bytes, ROW_BLOCK)
     for start in range(6):  # scattered: kept as blocks, not scored in place
         _seen(mirror, np.arange(start, 1000, 10))
     assert len(mirror._blocks) == 3  # the three most recent
@@ -119,3 +121,93 @@ def test_a_scope_close_together_is_scored_in_place_bit_for_bit(dims: int) -> Non
         assert mirror.selective(len(pos))
         assert np.array_equal(mirror.scope_cosines(q, pos), mirror.gathered(q, pos))
     assert len(mirror._blocks) == 0  # nothing copied or kept
+
+
+def _row(i: int, scope: str, vector: np.ndarray, mid: str | None = None) -> dict[str, object]:
+    """A memory's mirrored columns, as SQLite hands them to ``upsert``."""
+    return {
+        "id": mid or f"m{i}",
+        "rid": i,
+        "scope": scope,
+        "embedding": vector.astype(np.float32).tobytes(),
+        "status": "active",
+        "agent": None,
+        "task": None,
+        "valid_from": 0.0,
+        "valid_to": None,
+        "created_at": 0.0,
+        "importance": 0.5,
+        "successes": 0.0,
+        "failures": 0.0,
+        "search_text": f"memory {i}",
+    }
+
+
+def _dealt(tenants: int, n: int, dims: int = 16) -> tuple[_Mirror, np.ndarray]:
+    """A mirror of ``n`` rows dealt round-robin to ``tenants`` scopes, and their vectors."""
+    mirror = _Mirror(dims)
+    vectors = np.random.default_rng(n).standard_normal((n, dims)).astype(np.float32)
+    for i in range(n):
+        mirror.upsert(_row(i, f"t{i % tenants}", vectors[i]))  # type: ignore[arg-type]
+    return mirror, vectors
+
+
+def _scope(mirror: _Mirror, name: str) -> np.ndarray:
+    return mirror.admitted(MemoryFilter(scopes=(name,)))[1]
+
+
+def test_scattered_tenants_are_sorted_by_scope_and_scored_in_place() -> None:
+    """Ten tenants dealt round-robin: the first scoped search sorts the vectors by scope,
+    after which each tenant is scored where it lies (nothing gathered or kept), with the
+    values of the whole store's product, and every position keeps its own vector."""
+    mirror, vectors = _dealt(10, 3000)
+    q = _query(7).repeat(2)
+    pos = _scope(mirror, "t3")
+    assert mirror.sorted_upto == 0 and mirror.selective(len(pos))
+    scores = mirror.scope_cosines(q, pos)
+    assert mirror.sorted_upto == 3000
+    assert np.array_equal(scores, mirror.cosines(q, pos))
+    assert np.array_equal(mirror.vectors_at(np.arange(3000)), vectors)
+    rows = mirror.rows_of(pos)
+    assert rows[-1] - rows[0] == len(pos) - 1  # one stretch
+    for tenant in range(10):
+        pos = _scope(mirror, f"t{tenant}")
+        assert np.array_equal(mirror.scope_cosines(q, pos), mirror.cosines(q, pos))
+        assert np.allclose(mirror.scope_cosines(q, pos), vectors[pos] @ q, atol=1e-5)
+    assert len(mirror._blocks) == 0
+
+
+def test_writes_after_the_sort_are_scored_with_it_and_sorted_in_later() -> None:
+    """Rows written after the sort are their own rows at the end: a few of a tenant's are
+    gathered beside its stretch, a row moved to another scope is found where it lies, and
+    once an eighth of the store is new a scattered search sorts again."""
+    mirror, vectors = _dealt(10, 2000)
+    q = _query(8).repeat(2)
+    mirror.scope_cosines(q, _scope(mirror, "t0"))
+    assert mirror.sorted_upto == 2000
+    rng = np.random.default_rng(3)
+    extra = rng.standard_normal((400, 16)).astype(np.float32)
+    for j in range(40):  # a few rows each: gathered, no new sort
+        mirror.upsert(_row(2000 + j, f"t{j % 10}", extra[j]))  # type: ignore[arg-type]
+    sights = len(mirror._blocks._sights)
+    pos = _scope(mirror, "t0")
+    assert np.array_equal(mirror.scope_cosines(q, pos), mirror.cosines(q, pos))
+    assert len(mirror._blocks._sights) == sights  # its stretch and 4 new rows: not a block
+    moved = rng.standard_normal(16).astype(np.float32)
+    mirror.upsert(_row(5, "t2", moved, mid="m5"))  # m5 leaves t5 for t2, with a new vector
+    pos = _scope(mirror, "t2")
+    assert mirror.pos["m5"] in pos
+    assert np.array_equal(mirror.scope_cosines(q, pos), mirror.cosines(q, pos))
+    assert mirror.sorted_upto == 2000
+    assert np.array_equal(mirror.vectors_at(np.array([mirror.pos["m5"]])), moved[None])
+    for j in range(40, 400):  # now over an eighth of the store is new: sorted again
+        mirror.upsert(_row(2000 + j, f"t{j % 10}", extra[j]))  # type: ignore[arg-type]
+    for tenant in range(10):
+        pos = _scope(mirror, f"t{tenant}")
+        assert np.array_equal(mirror.scope_cosines(q, pos), mirror.cosines(q, pos))
+    assert mirror.sorted_upto == 2400
+    expected = np.concatenate([vectors, extra])
+    expected[5] = moved
+    assert np.array_equal(mirror.vectors_at(np.arange(2400)), expected)
+    both = np.union1d(_scope(mirror, "t1"), _scope(mirror, "t8"))  # two stretches apart
+    assert np.array_equal(mirror.scope_cosines(q, both), mirror.cosines(q, both))

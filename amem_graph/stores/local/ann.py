@@ -228,7 +228,7 @@ class AnnIndex:
         n = len(mirror.ids)
         want = self._wanted(mirror, np.arange(n, dtype=np.int64))
         rids = mirror.rid[want]
-        want_hash = row_hashes(mirror.vectors[want])
+        want_hash = row_hashes(mirror.vectors_at(want))
         top = int(max(rids.max(initial=-1), keys.max(initial=-1))) + 1
         pos_by_rid = np.full(top, -1, dtype=np.int64)
         pos_by_rid[rids] = np.arange(len(want))
@@ -264,7 +264,7 @@ class AnnIndex:
         self._grow(len(mirror.ids), int(mirror.rid[pos].max(initial=-1)) + 1)
         old = self._key_of_pos[pos]
         wants = mirror.alive[pos] & mirror.has_vec[pos]
-        hashes = row_hashes(mirror.vectors[pos])
+        hashes = row_hashes(mirror.vectors_at(pos))
         same = (old == mirror.rid[pos]) & (self._hash_of_pos[pos] == hashes) & wants
         drop = (old >= 0) & ~same
         if drop.any():
@@ -301,7 +301,7 @@ class AnnIndex:
             return
         self._grow(int(pos.max()) + 1, int(rids.max()) + 1)
         if add and mirror is not None:
-            self._index.add(rids.astype(np.uint64), mirror.vectors[pos], threads=0)
+            self._index.add(rids.astype(np.uint64), mirror.vectors_at(pos), threads=0)
         self._key_of_pos[pos] = rids
         self._hash_of_pos[pos] = hashes
         self._pos_of_key[rids] = pos

@@ -1,6 +1,9 @@
-"""Scattered selective scopes' vectors, gathered once and kept between recalls.
+"""Scattered selective filters' vectors, gathered once and kept between recalls.
 
-A scoped recall scores only the rows its filter admits. Gathering 10k scattered rows costs
+A scoped recall scores only the rows its filter admits. A scope scattered among other
+scopes' rows has its vectors sorted by scope instead (``vector_rows.py``); what is left here
+is a filter the scope order does not gather (agents, tasks, several scopes), and a scattered
+scope until enough rows came since the last sort. Gathering 10k scattered rows costs
 several times the product itself, and recall scans the same scope query after query, so the
 gathered block is kept until the store next changes. Keeping is not free: a new block lands on
 fresh pages, and faulting them in costs ~4x a plain gather (1k rows: ~1.3 ms against 0.25 ms).

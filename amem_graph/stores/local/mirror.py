@@ -16,9 +16,10 @@ from dataclasses import replace
 import numpy as np
 
 from amem_graph.stores.base import SIBLING_EDGES, MemoryFilter
-from amem_graph.stores.local.blocks import SCOPE_BLOCKS_BYTES, SPAN_SHARE, ScopeBlocks, padded
+from amem_graph.stores.local.blocks import SCOPE_BLOCKS_BYTES, ScopeBlocks
 from amem_graph.stores.local.bm25 import BM25Index
 from amem_graph.stores.local.recent import Recent
+from amem_graph.stores.local.vector_rows import ROW_BLOCK, ScoredVectors
 
 #: mirror column -> value of an empty slot
 _GROW_FILL: dict[str, float] = {
@@ -37,10 +38,6 @@ _GROW_FILL: dict[str, float] = {
     "successes": 0.0,
     "failures": 0.0,
 }
-#: rows scored in one BLAS call are padded to a multiple of this: the kernel scores a short tail
-#: of rows differently (in the last bit), and padding keeps a memory's cosine the same whether
-#: the whole store or only the rows a filter admits are scored
-_ROW_BLOCK = 16
 #: a filter admitting under this share of the rows is searched on its own rows (vectors
 #: gathered, postings cut to them): the selective-scope fast path
 SELECTIVE_SHARE = 0.25
@@ -95,7 +92,7 @@ def _nbytes(admitted: _Admitted) -> int:
     return int(admitted[0].nbytes + admitted[1].nbytes)
 
 
-class _Mirror:
+class _Mirror(ScoredVectors):
     """numpy columns for filtered vector search, BM25, and the sibling hubs' members."""
 
     def __init__(self, dims: int, blocks_bytes: int = SCOPE_BLOCKS_BYTES) -> None:
@@ -104,6 +101,8 @@ class _Mirror:
         self.ids: list[str] = []
         cap = 1024
         self.vectors = np.zeros((cap, dims), dtype=np.float32)
+        self.vec_row = np.arange(cap, dtype=np.int64)
+        self.sorted_upto = 0
         #: each row's SQLite rid: the ANN index's key, the same in every process
         self.rid = np.full(cap, -1, dtype=np.int64)
         #: rows touched since the ANN index last looked (None: no index is kept)
@@ -136,7 +135,7 @@ class _Mirror:
             _MASKS_BYTES, lambda memo: _nbytes(memo[2])
         )
         #: selective filters' gathered vectors
-        self._blocks = ScopeBlocks(blocks_bytes, _ROW_BLOCK)
+        self._blocks = ScopeBlocks(blocks_bytes, ROW_BLOCK)
         #: (via, hub) -> its members' positions, kept as members join (a hub a member left
         #: is placed again when next walked)
         self._hub_pos: dict[tuple[str, str], _Placed] = {}
@@ -163,12 +162,13 @@ class _Mirror:
         cap = len(self.alive)
         if needed <= cap:
             return
-        new = -(-max(needed, cap + cap // 4) // _ROW_BLOCK) * _ROW_BLOCK
+        new = -(-max(needed, cap + cap // 4) // ROW_BLOCK) * ROW_BLOCK
         for name, fill in _GROW_FILL.items():
             old = getattr(self, name)
             arr = np.full((new, *old.shape[1:]), fill, dtype=old.dtype)
             arr[:cap] = old
             setattr(self, name, arr)
+        self.vec_row = np.concatenate([self.vec_row[:cap], np.arange(cap, new, dtype=np.int64)])
 
     def _changed(self) -> None:
         self._masks.clear()
@@ -197,7 +197,7 @@ class _Mirror:
             self.dirty.add(i)
         blob = row["embedding"]
         if blob is not None and len(blob) == 4 * self.dims:
-            self.vectors[i] = np.frombuffer(blob, dtype=np.float32)
+            self.vectors[self.vec_row[i]] = np.frombuffer(blob, dtype=np.float32)
             self.has_vec[i] = True
         else:
             self.has_vec[i] = False
@@ -257,7 +257,7 @@ class _Mirror:
         if has.any():
             joined = b"".join(b for b, h in zip(blobs, has.tolist(), strict=True) if h)
             block = np.frombuffer(joined, dtype=np.float32).reshape(-1, self.dims)
-            self.vectors[start + np.flatnonzero(has)] = block
+            self.vectors[self.vec_row[start + np.flatnonzero(has)]] = block
         for column in ("scope", "agent", "task"):
             getattr(self, column)[at] = [self._code(column, r[column]) for r in rows]
         codes = self.scope[at]
@@ -381,46 +381,6 @@ class _Mirror:
     def selective(self, admitted: int) -> bool:
         """Whether a filter admitting this many rows is searched on its own rows."""
         return admitted < len(self.ids) * SELECTIVE_SHARE
-
-    def cosines(self, q: np.ndarray, pos: np.ndarray) -> np.ndarray:
-        """``vectors[pos] @ q``: the admitted rows gathered when they are few, else the whole
-        store scored; both padded to ``_ROW_BLOCK`` rows, so the values are the same."""
-        n = len(self.ids)
-        if self.selective(len(pos)):
-            return self.gathered(q, pos)
-        rows = -(-n // _ROW_BLOCK) * _ROW_BLOCK  # within capacity: it is a multiple too
-        scores: np.ndarray = (self.vectors[:rows] @ q)[pos]
-        return scores
-
-    def scope_cosines(self, q: np.ndarray, pos: np.ndarray) -> np.ndarray:
-        """``cosines`` over the rows a filter admits (``pos``, from ``admitted``). A selective
-        set whose rows lie close together (a tenant's memories written together) is scored
-        in place, over the span of rows from its first to its last: no copy at all. A
-        scattered one's gathered rows are kept between recalls (``ScopeBlocks``) until the
-        next change. The values are ``cosines``'s: every row is scored in a padded block of
-        ``_ROW_BLOCK`` rows either way."""
-        if not self.selective(len(pos)):
-            return self.cosines(q, pos)
-        if len(pos) == 0:
-            return np.zeros(0, dtype=np.float32)
-        lo = int(pos[0]) // _ROW_BLOCK * _ROW_BLOCK
-        hi = -(-(int(pos[-1]) + 1) // _ROW_BLOCK) * _ROW_BLOCK  # within capacity: a multiple
-        if hi - lo <= SPAN_SHARE * len(pos):
-            scores: np.ndarray = (self.vectors[lo:hi] @ q)[pos - lo]
-            return scores
-        return self._blocks.cosines(self.vectors, q, pos)
-
-    def gathered(self, q: np.ndarray, pos: np.ndarray) -> np.ndarray:
-        """``cosines`` of a few rows: they are gathered (padded) and scored alone."""
-        scores: np.ndarray = (self.vectors[padded(pos, _ROW_BLOCK)] @ q)[: len(pos)]
-        return scores
-
-    def cosines_many(self, queries: np.ndarray, pos: np.ndarray) -> np.ndarray:
-        """``vectors[pos] @ queries.T`` in one matrix product: close to ``cosines`` of each
-        query (not bit for bit), for shortlisting."""
-        if self.selective(len(pos)):
-            return self.vectors[pos] @ queries.T  # type: ignore[no-any-return]
-        return (self.vectors[: len(self.ids)] @ queries.T)[pos]  # type: ignore[no-any-return]
 
     def _compute(self, flt: MemoryFilter) -> _Admitted:
         """(mask, sorted positions) of a filter without as_of. Scopes whose rows are few are

@@ -52,10 +52,12 @@ class LocalSearch(LocalConnection):
     and filters admitting few rows (the selective fast path), are searched exactly. ``None``
     keeps every search exact.
 
-    ``scope_blocks_bytes``: memory for the vectors of scattered selective scopes (a tenant
-    whose memories lie among other tenants'), gathered once and kept between recalls
-    (``blocks.py``; the most recent one is kept whatever the budget). A fleet with more hot
-    scattered tenants than fit in the default 128 MB gathers some again on most recalls.
+    ``scope_blocks_bytes``: memory for the vectors of scattered selective filters, gathered
+    once and kept between recalls (``blocks.py``; the most recent one is kept whatever the
+    budget). A tenant whose memories lie among other tenants' needs none: the first search
+    that finds it scattered sorts the vectors by scope (``vector_rows.py``; at 100k a copy
+    of the vectors, ~0.4 s, once, and again after every eighth of the store is new). Filters
+    on agents or tasks are what these blocks are for.
 
     ``blas_threads``: the BLAS threads a search's vector scores may use (``core/blas.py``;
     None: numpy's own setting). One by default: on an idle machine a second thread saves ~1 ms
