@@ -9,7 +9,7 @@ import pytest
 from amem_graph.stores.base import MemoryFilter
 from amem_graph.stores.local.blocks import ADMIT_ON_SIGHT, ScopeBlocks
 from amem_graph.stores.local.mirror import _Mirror
-from amem_graph.stores.local.vector_rows import ROW_BLOCK
+from amem_graph.stores.local.row_order import ROW_BLOCK
 
 _DIMS = 8
 
@@ -139,7 +139,7 @@ def _row(i: int, scope: str, vector: np.ndarray, mid: str | None = None) -> dict
         "importance": 0.5,
         "successes": 0.0,
         "failures": 0.0,
-        "search_text": f"memory {i}",
+        "search_text": f"note {i} topic{i % 7} tenant{i % 10} " + "word " * (i % 5),
     }
 
 
@@ -164,8 +164,14 @@ def test_scattered_tenants_are_sorted_by_scope_and_scored_in_place() -> None:
     q = _query(7).repeat(2)
     pos = _scope(mirror, "t3")
     assert mirror.sorted_upto == 0 and mirror.selective(len(pos))
+    texts = ["topic3 tenant3", "word topic1", "note 17"]
+    bm25 = {text: mirror.text_scores(text) for text in texts}
     scores = mirror.scope_cosines(q, pos)
     assert mirror.sorted_upto == 3000
+    for text in texts:  # the postings sorted with the vectors: the same scores, in place
+        assert mirror.text_scores(text).tobytes() == bm25[text].tobytes()
+        at = mirror.text_scores_at(text, pos, mirror.mask(MemoryFilter(scopes=("t3",))))
+        assert at.tobytes() == bm25[text][pos].tobytes()
     assert np.array_equal(scores, mirror.cosines(q, pos))
     assert np.array_equal(mirror.vectors_at(np.arange(3000)), vectors)
     rows = mirror.rows_of(pos)
@@ -209,5 +215,14 @@ def test_writes_after_the_sort_are_scored_with_it_and_sorted_in_later() -> None:
     expected = np.concatenate([vectors, extra])
     expected[5] = moved
     assert np.array_equal(mirror.vectors_at(np.arange(2400)), expected)
+    afresh = _Mirror(16)  # the same rows, never sorted
+    for i, vector in enumerate(expected):
+        afresh.upsert(_row(i, "t2" if i == 5 else f"t{i % 10}", vector))  # type: ignore[arg-type]
+    for text in ["topic3 tenant2", "word", "note 5 tenant5"]:
+        assert mirror.text_scores(text).tobytes() == afresh.text_scores(text).tobytes()
+        for tenant in ("t2", "t5"):
+            pos, mask = _scope(mirror, tenant), mirror.mask(MemoryFilter(scopes=(tenant,)))
+            at = mirror.text_scores_at(text, pos, mask)
+            assert at.tobytes() == afresh.text_scores(text)[pos].tobytes()
     both = np.union1d(_scope(mirror, "t1"), _scope(mirror, "t8"))  # two stretches apart
     assert np.array_equal(mirror.scope_cosines(q, both), mirror.cosines(q, both))

@@ -95,3 +95,36 @@ def test_bm25_of_a_few_positions_is_the_whole_scoring_of_them(
     for query in ["w0 w1", "w2 w9 w20 w20", "w29", "nothing here"]:
         whole = index.scores(query, n)[positions]
         assert index.scores_at(query, positions, mask).tobytes() == whole.tobytes(), query
+
+
+@pytest.mark.parametrize("reindexed", [False, True])
+def test_bm25_renumbered_scores_each_document_as_before(reindexed: bool) -> None:
+    """``renumber`` moves each document to its new number: every query scores it as before
+    (bit for bit), postings come out ordered, and it is removed, re-indexed and added to as
+    any document."""
+    rng = np.random.default_rng(5 + reindexed)
+    words = [f"w{i}" for i in range(20)]
+    index = BM25Index()
+    n = 500
+    index.set_many(range(n), [" ".join(rng.choice(words, 7)) for _ in range(n)])
+    if reindexed:
+        for doc in rng.choice(n, 30, replace=False):
+            index.set(int(doc), " ".join(rng.choice(words, 4)))
+    index.remove(11)
+    queries = ["w0 w1", "w3 w3 w17", "w19", "absent"]
+    before = {q: index.scores(q, n) for q in queries}
+    new_of_old = rng.permutation(n)
+    index.renumber(new_of_old)
+    assert all(p.ordered for p in index.postings.values())
+    assert len(index) == n - 1 and not index.has(int(new_of_old[11]))
+    for q in queries:
+        after = np.zeros(n, dtype=np.float32)
+        after[np.arange(n)] = index.scores(q, n)[new_of_old]
+        assert after.tobytes() == before[q].tobytes(), q
+    moved = int(new_of_old[7])
+    index.set(moved, "w0 w0 w0")
+    index.set(n, "w0 w19")
+    top = index.scores("w0", n + 1)
+    assert top[moved] > 0 and top[n] > 0 and index.indexed_as(moved, "w0 w0 w0")
+    index.remove(moved)
+    assert index.scores("w0", n + 1)[moved] == 0

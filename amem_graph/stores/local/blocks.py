@@ -1,7 +1,7 @@
 """Scattered selective filters' vectors, gathered once and kept between recalls.
 
 A scoped recall scores only the rows its filter admits. A scope scattered among other
-scopes' rows has its vectors sorted by scope instead (``vector_rows.py``); what is left here
+scopes' rows has its vectors sorted by scope instead (``row_order.py``); what is left here
 is a filter the scope order does not gather (agents, tasks, several scopes), and a scattered
 scope until enough rows came since the last sort. Gathering 10k scattered rows costs
 several times the product itself, and recall scans the same scope query after query, so the

@@ -184,6 +184,34 @@ class BM25Index:
         for term in terms:
             self.postings[term].remove(doc)
 
+    def renumber(self, new_of_old: np.ndarray) -> None:
+        """Document ``d`` becomes document ``new_of_old[d]`` (a permutation of the documents
+        below its length; the mirror sorting its rows by scope), every posting ordered by
+        the new numbers: one sort of all postings together, not one per term."""
+        n = len(new_of_old)
+        posts = [post for post in self.postings.values() if post.n]
+        if posts:
+            sizes = np.fromiter((post.n for post in posts), np.int64, len(posts))
+            docs = new_of_old[np.concatenate([post.docs[: post.n] for post in posts])]
+            tfs = np.concatenate([post.tfs[: post.n] for post in posts])
+            order = np.lexsort((docs, np.repeat(np.arange(len(posts)), sizes)))
+            docs, tfs = docs[order], tfs[order]
+            ends = np.cumsum(sizes).tolist()
+            for post, end, size in zip(posts, ends, sizes.tolist(), strict=True):
+                post.docs, post.tfs = docs[end - size : end], tfs[end - size : end]
+                post.ordered = True
+        old_of_new = np.empty(n, dtype=np.int64)
+        old_of_new[new_of_old] = np.arange(n)
+        for name in ("lengths", "digests"):
+            column = getattr(self, name)
+            kept = min(len(column), n)
+            moved = np.zeros(max(len(column), n), dtype=column.dtype)
+            moved[new_of_old[:kept]] = column[:kept]  # documents past the column: none
+            moved[n:] = column[n:]
+            setattr(self, name, moved)
+        terms = self.doc_terms + [None] * (n - len(self.doc_terms))
+        self.doc_terms = [terms[d] for d in old_of_new.tolist()] + terms[n:]
+
     def scores(self, query: str, size: int) -> np.ndarray:
         """BM25 of every document position below ``size`` (0 where no term matches)."""
         out = np.zeros(size, dtype=np.float32)

@@ -19,7 +19,7 @@ from amem_graph.stores.base import SIBLING_EDGES, MemoryFilter
 from amem_graph.stores.local.blocks import SCOPE_BLOCKS_BYTES, ScopeBlocks
 from amem_graph.stores.local.bm25 import BM25Index
 from amem_graph.stores.local.recent import Recent
-from amem_graph.stores.local.vector_rows import ROW_BLOCK, ScoredVectors
+from amem_graph.stores.local.row_order import ROW_BLOCK, ScopeSortedRows
 
 #: mirror column -> value of an empty slot
 _GROW_FILL: dict[str, float] = {
@@ -92,7 +92,7 @@ def _nbytes(admitted: _Admitted) -> int:
     return int(admitted[0].nbytes + admitted[1].nbytes)
 
 
-class _Mirror(ScoredVectors):
+class _Mirror(ScopeSortedRows):
     """numpy columns for filtered vector search, BM25, and the sibling hubs' members."""
 
     def __init__(self, dims: int, blocks_bytes: int = SCOPE_BLOCKS_BYTES) -> None:
@@ -124,7 +124,7 @@ class _Mirror(ScoredVectors):
         self.members: dict[str, dict[str, set[str]]] = {t: {} for t in SIBLING_EDGES}
         self.hubs: dict[str, dict[str, tuple[str, ...]]] = {t: {} for t in SIBLING_EDGES}
         self.codes: dict[str, dict[str, int]] = {"scope": {}, "agent": {}, "task": {}}
-        self.bm25 = BM25Index()
+        self.bm25 = BM25Index()  # documents numbered by row (``vec_row``)
         #: filter without as_of -> (mask, sorted positions) it admits
         self._masks: Recent[MemoryFilter, _Admitted] = Recent(_MASKS_BYTES, _nbytes)
         #: filter (with as_of) -> (mask, sorted positions) it admits
@@ -211,8 +211,9 @@ class _Mirror(ScoredVectors):
         self.importance[i] = row["importance"]
         self.successes[i] = row["successes"]
         self.failures[i] = row["failures"]
-        if not self.bm25.indexed_as(i, row["search_text"]):  # status and credit keep the text
-            self.bm25.set(i, row["search_text"])
+        doc = int(self.vec_row[i])
+        if not self.bm25.indexed_as(doc, row["search_text"]):  # status, credit keep the text
+            self.bm25.set(doc, row["search_text"])
 
     def reserve(self, rows: int) -> None:
         """Room for ``rows`` rows at once (a whole build knows its count)."""
@@ -269,7 +270,7 @@ class _Mirror(ScoredVectors):
         for column in ("valid_from", "created_at", "importance", "successes", "failures"):
             getattr(self, column)[at] = [r[column] for r in rows]
         self.valid_to[at] = [np.inf if r["valid_to"] is None else r["valid_to"] for r in rows]
-        self.bm25.set_many(range(start, end), [r["search_text"] for r in rows])
+        self.bm25.set_many(self.vec_row[at].tolist(), [r["search_text"] for r in rows])
 
     def load_edges(self, rows: Sequence[tuple[str, str, str]]) -> None:
         """Add ``(type, src, dst)`` of sibling edges read back from SQLite (a whole build's
@@ -288,7 +289,7 @@ class _Mirror(ScoredVectors):
                 self.dirty.add(i)
             self.alive[i] = False
             self.has_vec[i] = False
-            self.bm25.remove(i)
+            self.bm25.remove(int(self.vec_row[i]))
 
     def _codes_for(self, column: str, values: Sequence[str]) -> list[int]:
         book = self.codes[column]

@@ -55,7 +55,7 @@ class LocalSearch(LocalConnection):
     ``scope_blocks_bytes``: memory for the vectors of scattered selective filters, gathered
     once and kept between recalls (``blocks.py``; the most recent one is kept whatever the
     budget). A tenant whose memories lie among other tenants' needs none: the first search
-    that finds it scattered sorts the vectors by scope (``vector_rows.py``; at 100k a copy
+    that finds it scattered sorts the vectors by scope (``row_order.py``; at 100k a copy
     of the vectors, ~0.4 s, once, and again after every eighth of the store is new). Filters
     on agents or tasks are what these blocks are for.
 
@@ -218,10 +218,10 @@ class LocalSearch(LocalConnection):
             n = len(mirror.ids)
             mask, pos = mirror.admitted(flt)
             if mirror.selective(len(pos)):
-                return mirror.top_of(mirror.bm25.scores_at(query, pos, mask), k, pos)
+                return mirror.top_of(mirror.text_scores_at(query, pos, mask), k, pos)
             # every position scored: cut the top k on the whole array (0 where not admitted)
             # before gathering, since most documents may match a query of common words
-            scores = mirror.bm25.scores(query, n)
+            scores = mirror.text_scores(query)
             if len(pos) < n:
                 scores[~mask[:n]] = 0.0
             return mirror.top_of(scores, k)

@@ -1,10 +1,11 @@
-"""The mirror's vectors, and the products that score some of them against a query.
+"""The mirror's vectors and BM25 documents in rows sorted by scope, and what scores them.
 
-A memory's vector lives in a row of one float32 array. Rows are in position order until a
-selective search finds its scope scattered among other scopes' rows (tenants writing at
-once): the rows are then sorted by scope (``cluster``), so each tenant is one stretch scored
-in place. Positions, and everything else keyed by them, never move; ``vec_row`` says where
-each position's vector is.
+A memory's vector lives in a row of one float32 array, and its text is the BM25 document of
+the same number. Rows are in position order until a selective search finds its scope
+scattered among other scopes' rows (tenants writing at once): the rows are then sorted by
+scope (``cluster``), so each tenant is one stretch of vectors and of every posting list,
+scored in place. Positions, and everything else keyed by them, never move; ``vec_row`` says
+where each position's row is.
 """
 
 from __future__ import annotations
@@ -12,6 +13,7 @@ from __future__ import annotations
 import numpy as np
 
 from amem_graph.stores.local.blocks import SPAN_SHARE, ScopeBlocks, padded
+from amem_graph.stores.local.bm25 import BM25Index
 
 #: rows scored in one BLAS call are padded to a multiple of this: the kernel scores a short tail
 #: of rows differently (in the last bit), and padding keeps a memory's cosine the same whether
@@ -23,8 +25,8 @@ ROW_BLOCK = 16
 _RESORT_SHARE = 0.125
 
 
-class ScoredVectors:
-    """The vector half of the mirror (``_Mirror`` holds the columns these read)."""
+class ScopeSortedRows:
+    """The mirror's scoring of vectors and text by row (``_Mirror`` holds what these read)."""
 
     ids: list[str]
     scope: np.ndarray
@@ -34,6 +36,8 @@ class ScoredVectors:
     vec_row: np.ndarray
     #: positions below this had their vectors sorted by scope by the last ``cluster``
     sorted_upto: int
+    #: BM25 over documents numbered by row
+    bm25: BM25Index
     _blocks: ScopeBlocks
 
     def selective(self, admitted: int) -> bool:
@@ -71,22 +75,42 @@ class ScoredVectors:
             return self.cosines(q, pos)
         if len(pos) == 0:
             return np.zeros(0, dtype=np.float32)
-        rows = self.rows_of(pos)
-        order = None
-        if self.sorted_upto and len(rows) > 1 and not (rows[1:] > rows[:-1]).all():
-            order = np.argsort(rows)  # several scopes, or a row moved to another scope
-            rows = rows[order]
+        rows, order = self._ascending(pos)
         scores = self._in_place(q, rows)
         if scores is None and self._resort_due():
             self.cluster()
             return self.scope_cosines(q, pos)
         if scores is None:
             scores = self._blocks.cosines(self.vectors, q, rows)
-        if order is None:
-            return scores
-        out = np.empty_like(scores)
-        out[order] = scores
-        return out
+        return _unsorted(scores, order)
+
+    def text_scores(self, query: str) -> np.ndarray:
+        """BM25 of every position (0 where no term matches)."""
+        n = len(self.ids)
+        scores = self.bm25.scores(query, n)
+        return scores[self.vec_row[:n]] if self.sorted_upto else scores
+
+    def text_scores_at(self, query: str, pos: np.ndarray, mask: np.ndarray) -> np.ndarray:
+        """BM25 of the positions ``pos`` (sorted, few; ``mask`` admits them), the same values
+        as ``text_scores``: the rows sorted by scope and those added since are each scored
+        on their own (``BM25Index.scores_at``), so a tenant's stretch is scored in place."""
+        if not self.sorted_upto or not len(pos):
+            return self.bm25.scores_at(query, pos, mask)
+        rows, order = self._ascending(pos)
+        only = np.zeros(len(self.ids), dtype=bool)
+        only[rows] = True
+        split = int(np.searchsorted(rows, self.sorted_upto))
+        parts = [rows[:split], rows[split:]]
+        scores = [self.bm25.scores_at(query, part, only) for part in parts if len(part)]
+        return _unsorted(scores[0] if len(scores) == 1 else np.concatenate(scores), order)
+
+    def _ascending(self, pos: np.ndarray) -> tuple[np.ndarray, np.ndarray | None]:
+        """The rows of ``pos`` ascending, and the order that sorted them (None: they were)."""
+        rows = self.rows_of(pos)
+        if self.sorted_upto and len(rows) > 1 and not (rows[1:] > rows[:-1]).all():
+            order = np.argsort(rows)  # several scopes, or a row moved to another scope
+            return rows[order], order
+        return rows, None
 
     def _in_place(self, q: np.ndarray, rows: np.ndarray) -> np.ndarray | None:
         """The cosines of ``rows`` (ascending) scored where they lie, or None when they are
@@ -123,10 +147,11 @@ class ScoredVectors:
         return n > self.sorted_upto and n - self.sorted_upto >= _RESORT_SHARE * n
 
     def cluster(self) -> None:
-        """Sort the vectors by scope, each scope's in position order, so a tenant whose
-        memories were written among other tenants' is scored in place (100k rows: a copy of
-        the vectors, once; 10 tenants of 10k dealt round-robin cost ~3 ms a recall to gather
-        and 15 MB each to keep). Positions, and everything else keyed by them, stay."""
+        """Sort the rows by scope, each scope's in position order, so a tenant whose
+        memories were written among other tenants' is scored in place: its vectors (10
+        tenants of 10k dealt round-robin cost ~3 ms a recall to gather and 15 MB each to
+        keep) and its postings (masked whole otherwise). At 100k rows a copy of the vectors
+        and one sort of every posting, once. Positions, and all keyed by them, stay."""
         n = len(self.ids)
         order = np.argsort(self.scope[:n], kind="stable")  # the position for each new row
         at = self.vec_row[order]  # where each lies now
@@ -136,6 +161,9 @@ class ScoredVectors:
             moved[n:] = self.vectors[n:]
             self.vectors = moved
             self.vec_row[order] = np.arange(n)
+            new_of_old = np.empty(n, dtype=np.int64)
+            new_of_old[at] = np.arange(n)
+            self.bm25.renumber(new_of_old)
         self.sorted_upto = n
         self._blocks.clear()
 
@@ -150,3 +178,12 @@ class ScoredVectors:
             return self.vectors_at(pos) @ queries.T  # type: ignore[no-any-return]
         n = len(self.ids)
         return (self.vectors[:n] @ queries.T)[self.rows_of(pos)]  # type: ignore[no-any-return]
+
+
+def _unsorted(scores: np.ndarray, order: np.ndarray | None) -> np.ndarray:
+    """``scores`` of rows sorted by ``order``, put back in the order they were asked."""
+    if order is None:
+        return scores
+    out = np.empty_like(scores)
+    out[order] = scores
+    return out
