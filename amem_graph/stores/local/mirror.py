@@ -18,6 +18,7 @@ import numpy as np
 from amem_graph.stores.base import SIBLING_EDGES, MemoryFilter
 from amem_graph.stores.local.blocks import SCOPE_BLOCKS_BYTES, ScopeBlocks
 from amem_graph.stores.local.bm25 import BM25Index
+from amem_graph.stores.local.heap import release_freed
 from amem_graph.stores.local.recent import Recent
 from amem_graph.stores.local.row_order import ROW_BLOCK, ScopeSortedRows
 
@@ -220,8 +221,9 @@ class _Mirror(ScopeSortedRows):
         self._grow(rows)
 
     def loaded(self) -> None:
-        """A whole build is over: forget its table of node keys."""
+        """A whole build is over: forget its table of node keys, return what it freed."""
         self._build_keys.clear()
+        release_freed()
 
     def _hub_positions(self, members: set[str]) -> _Placed:
         """The positions of a hub's members, any order (``siblings`` sorts what it finds);

@@ -14,6 +14,7 @@ import numpy as np
 
 from amem_graph.stores.local.blocks import SPAN_SHARE, ScopeBlocks, padded
 from amem_graph.stores.local.bm25 import BM25Index
+from amem_graph.stores.local.heap import release_freed
 
 #: rows scored in one BLAS call are padded to a multiple of this: the kernel scores a short tail
 #: of rows differently (in the last bit), and padding keeps a memory's cosine the same whether
@@ -164,6 +165,7 @@ class ScopeSortedRows:
             new_of_old = np.empty(n, dtype=np.int64)
             new_of_old[at] = np.arange(n)
             self.bm25.renumber(new_of_old)
+            release_freed()  # the old postings' many small arrays
         self.sorted_upto = n
         self._blocks.clear()
 
