@@ -2,8 +2,8 @@
 
 A mirror's build and a sort of its rows by scope free many small arrays (the build's row
 batches, the old posting lists). glibc keeps freed small blocks for reuse rather than
-returning them, so a process that only recalls held ~60 MB more than it uses at 100k
-memories (745 against 684 MB in one measurement). ``malloc_trim`` returns them. Elsewhere
+returning them, so a process that only recalls held ~60 MB more than it used at 100k
+memories (RSS after a build 745 MB, 688 once trimmed). ``malloc_trim`` returns them. Elsewhere
 (no glibc) this does nothing.
 """
 
