@@ -167,7 +167,7 @@ def test_scattered_tenants_are_sorted_by_scope_and_scored_in_place() -> None:
     texts = ["topic3 tenant3", "word topic1", "note 17"]
     bm25 = {text: mirror.text_scores(text) for text in texts}
     scores = mirror.scope_cosines(q, pos)
-    assert mirror.sorted_upto == 3000
+    assert mirror.sorted_upto == 3000 and mirror.permuted
     for text in texts:  # the postings sorted with the vectors: the same scores, in place
         assert mirror.text_scores(text).tobytes() == bm25[text].tobytes()
         at = mirror.text_scores_at(text, pos, mirror.mask(MemoryFilter(scopes=("t3",))))
@@ -226,3 +226,16 @@ def test_writes_after_the_sort_are_scored_with_it_and_sorted_in_later() -> None:
             assert at.tobytes() == afresh.text_scores(text)[pos].tobytes()
     both = np.union1d(_scope(mirror, "t1"), _scope(mirror, "t8"))  # two stretches apart
     assert np.array_equal(mirror.scope_cosines(q, both), mirror.cosines(q, both))
+
+
+def test_a_store_already_in_scope_order_is_not_moved() -> None:
+    """A scattered filter in a store whose rows are in scope order already (one scope):
+    nothing is copied, and positions stay their own rows, so whole-store reads need no
+    mapping; the filter is kept as a block."""
+    mirror = _mirror(1000)
+    vectors = mirror.vectors
+    pos = np.arange(0, 1000, 10)
+    assert np.array_equal(_seen(mirror, pos), mirror.cosines(_query(5), pos))
+    assert mirror.sorted_upto == 1000 and not mirror.permuted
+    assert mirror.vectors is vectors and len(mirror._blocks) == 1
+    assert mirror.rows_of(pos) is pos

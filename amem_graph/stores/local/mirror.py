@@ -104,6 +104,7 @@ class _Mirror(ScopeSortedRows):
         self.vectors = np.zeros((cap, dims), dtype=np.float32)
         self.vec_row = np.arange(cap, dtype=np.int64)
         self.sorted_upto = 0
+        self.permuted = False
         #: each row's SQLite rid: the ANN index's key, the same in every process
         self.rid = np.full(cap, -1, dtype=np.int64)
         #: rows touched since the ANN index last looked (None: no index is kept)

@@ -37,6 +37,8 @@ class ScopeSortedRows:
     vec_row: np.ndarray
     #: positions below this had their vectors sorted by scope by the last ``cluster``
     sorted_upto: int
+    #: whether any row is not its position's own (a store in scope order already is not)
+    permuted: bool
     #: BM25 over documents numbered by row
     bm25: BM25Index
     _blocks: ScopeBlocks
@@ -47,7 +49,7 @@ class ScopeSortedRows:
 
     def rows_of(self, pos: np.ndarray) -> np.ndarray:
         """The rows of ``vectors`` that hold positions ``pos``."""
-        return self.vec_row[pos] if self.sorted_upto else pos
+        return self.vec_row[pos] if self.permuted else pos
 
     def vectors_at(self, pos: np.ndarray) -> np.ndarray:
         """The vectors of positions ``pos`` (a copy)."""
@@ -89,7 +91,7 @@ class ScopeSortedRows:
         """BM25 of every position (0 where no term matches)."""
         n = len(self.ids)
         scores = self.bm25.scores(query, n)
-        return scores[self.vec_row[:n]] if self.sorted_upto else scores
+        return scores[self.vec_row[:n]] if self.permuted else scores
 
     def text_scores_at(self, query: str, pos: np.ndarray, mask: np.ndarray) -> np.ndarray:
         """BM25 of the positions ``pos`` (sorted, few; ``mask`` admits them), the same values
@@ -108,7 +110,7 @@ class ScopeSortedRows:
     def _ascending(self, pos: np.ndarray) -> tuple[np.ndarray, np.ndarray | None]:
         """The rows of ``pos`` ascending, and the order that sorted them (None: they were)."""
         rows = self.rows_of(pos)
-        if self.sorted_upto and len(rows) > 1 and not (rows[1:] > rows[:-1]).all():
+        if self.permuted and len(rows) > 1 and not (rows[1:] > rows[:-1]).all():
             order = np.argsort(rows)  # several scopes, or a row moved to another scope
             return rows[order], order
         return rows, None
@@ -166,6 +168,7 @@ class ScopeSortedRows:
             new_of_old[at] = np.arange(n)
             self.bm25.renumber(new_of_old)
             release_freed()  # the old postings' many small arrays
+            self.permuted = True
         self.sorted_upto = n
         self._blocks.clear()
 
