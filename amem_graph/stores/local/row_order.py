@@ -100,8 +100,10 @@ class ScopeSortedRows:
         if not self.sorted_upto or not len(pos):
             return self.bm25.scores_at(query, pos, mask)
         rows, order = self._ascending(pos)
-        only = np.zeros(len(self.ids), dtype=bool)
-        only[rows] = True
+        only = mask  # rows are positions unless the sort moved them
+        if self.permuted:
+            only = np.zeros(len(self.ids), dtype=bool)
+            only[rows] = True
         split = int(np.searchsorted(rows, self.sorted_upto))
         parts = [rows[:split], rows[split:]]
         scores = [self.bm25.scores_at(query, part, only) for part in parts if len(part)]
