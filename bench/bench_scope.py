@@ -53,17 +53,31 @@ QUERIES = 100
 
 
 class Tenants:
-    """``tenants`` x ``size`` memories, queries per tenant. A tenant's rows are written
-    together (scope ``t<j>`` for rows j*size..) or, ``interleaved``, dealt round-robin (row i
-    to tenant i % tenants), as a fleet writing at once would leave them."""
+    """``tenants`` x ``size`` memories, queries per tenant. Memory ``i`` is tenant ``i //
+    size``'s, with the agent, task and episode ``items`` gives it (episodes of ``EPISODE``
+    consecutive memories: a tenant's own when that divides ``size``). The rows are written
+    tenant after tenant or, ``interleaved``, dealt round-robin (each tenant's next memory in
+    turn, timestamps in that order), as a fleet writing at once would leave them: the same
+    memories and hubs, only their places in the store differ. (Until 2026-12-07 the dealt
+    rows took the hubs of their place in the write order, so each episode held 25 tenants'
+    memories and the one-tenant store's episodes one memory each.)"""
 
     def __init__(self, tenants: int, size: int, queries: int, interleaved: bool = False) -> None:
         n = tenants * size
         texts, vectors = corpus(n)
         self.size, self.tenants, self.interleaved = size, tenants, interleaved
-        self.rows = items(texts)
-        for i, row in enumerate(self.rows):
-            row["scope"] = f"t{i % tenants if interleaved else i // size}"
+        #: memory i in tenant order (``row_of``)
+        self.memories = items(texts)
+        for i, row in enumerate(self.memories):
+            row["scope"] = f"t{i // size}"
+        #: the memories in the order they are written
+        self.rows = self.memories
+        if interleaved:
+            stamps = [row["timestamp"] for row in self.memories]
+            dealt = [self.row_of(t, o) for o in range(size) for t in range(tenants)]
+            self.rows = [
+                {**self.memories[i], "timestamp": at} for i, at in zip(dealt, stamps, strict=True)
+            ]
         rng = np.random.default_rng(n + 1)
         self.scopes = [f"t{j}" for j in rng.integers(0, tenants, queries)]
         offsets = [int(rng.integers(0, size)) for _ in self.scopes]
@@ -81,13 +95,14 @@ class Tenants:
         )
 
     def row_of(self, tenant: int, offset: int) -> int:
-        """The row of a tenant's ``offset``-th memory."""
-        return offset * self.tenants + tenant if self.interleaved else tenant * self.size + offset
+        """The number of a tenant's ``offset``-th memory (its text's in the corpus)."""
+        return tenant * self.size + offset
 
     @property
     def small_rows(self) -> list[dict[str, object]]:
-        """Tenant 0 alone: the store of one scope's size."""
-        return [self.rows[self.row_of(0, o)] for o in range(self.size)]
+        """Tenant 0 alone, in the order the big store got them: the store of one scope's
+        size."""
+        return [row for row in self.rows if row["scope"] == "t0"]
 
     def scoped(self, mg: MemoryGraph, k: int) -> Side:
         return lambda i: mg.recall(self.qtexts[i], k=k, scope=self.scopes[i])

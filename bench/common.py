@@ -143,8 +143,8 @@ def items(texts: Sequence[str], start: datetime | None = None) -> list[dict[str,
 def holds(store: GraphStore, rows: Sequence[dict[str, object]]) -> bool:
     """Whether the store already holds exactly these ``items`` (a ``--keep`` run's data, to
     be measured again with ``--reuse``): their number, and the first, middle and last as
-    written (content, episode, and scope where the item names one: tenants laid out in runs
-    and dealt round-robin differ in the middle)."""
+    written (content, episode, time, and scope where the item names one: tenants laid out in
+    runs and dealt round-robin hold the same memories written at other times)."""
     if not rows or store.counts().get("Memory") != len(rows):
         return False
     ends = (rows[0], rows[len(rows) // 2], rows[-1])
@@ -154,6 +154,8 @@ def holds(store: GraphStore, rows: Sequence[dict[str, object]]) -> bool:
         if memory is None or (memory.content, memory.episode) != (row["content"], row["episode"]):
             return False
         if "scope" in row and memory.scope != row["scope"]:
+            return False
+        if "timestamp" in row and memory.created_at != row["timestamp"]:
             return False
     return True
 

@@ -170,7 +170,7 @@ def test_scattered_tenants_are_sorted_by_scope_and_scored_in_place() -> None:
     assert mirror.sorted_upto == 3000 and mirror.permuted
     for text in texts:  # the postings sorted with the vectors: the same scores, in place
         assert mirror.text_scores(text).tobytes() == bm25[text].tobytes()
-        at = mirror.text_scores_at(text, pos, mirror.mask(MemoryFilter(scopes=("t3",))))
+        at = mirror.text_scores_at(text, pos)
         assert at.tobytes() == bm25[text][pos].tobytes()
     assert np.array_equal(scores, mirror.cosines(q, pos))
     assert np.array_equal(mirror.vectors_at(np.arange(3000)), vectors)
@@ -221,8 +221,8 @@ def test_writes_after_the_sort_are_scored_with_it_and_sorted_in_later() -> None:
     for text in ["topic3 tenant2", "word", "note 5 tenant5"]:
         assert mirror.text_scores(text).tobytes() == afresh.text_scores(text).tobytes()
         for tenant in ("t2", "t5"):
-            pos, mask = _scope(mirror, tenant), mirror.mask(MemoryFilter(scopes=(tenant,)))
-            at = mirror.text_scores_at(text, pos, mask)
+            pos = _scope(mirror, tenant)
+            at = mirror.text_scores_at(text, pos)
             assert at.tobytes() == afresh.text_scores(text)[pos].tobytes()
     both = np.union1d(_scope(mirror, "t1"), _scope(mirror, "t8"))  # two stretches apart
     assert np.array_equal(mirror.scope_cosines(q, both), mirror.cosines(q, both))

@@ -9,7 +9,7 @@ rebuilds it from SQLite and patches it on its own writes.
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 
 import numpy as np
 
@@ -63,19 +63,20 @@ class _Postings:
             self.ordered = bool(np.all(run[1:] > run[:-1]))
 
     def within(
-        self, positions: np.ndarray, only: np.ndarray
+        self, positions: np.ndarray, only: Callable[[], np.ndarray]
     ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """(indices into ``positions``, their documents, term frequencies) of the documents
-        among ``positions`` (sorted; ``only`` is their mask) that hold this term. Only the
-        entries from the first position to the last are read (``between``); a few positions
-        are searched for among them in ordered postings (each a binary search), else they are
-        masked."""
-        docs, tfs = self.between(int(positions[0]), int(positions[-1]) + 1)
+        among ``positions`` (sorted) that hold this term. Only the entries from the first
+        position to the last are read (``between``); a few positions are searched for among
+        them in ordered postings (each a binary search), else they are masked: ``only()`` is
+        the positions' mask over that stretch (made once per search, when first needed)."""
+        first = int(positions[0])
+        docs, tfs = self.between(first, int(positions[-1]) + 1)
         if self.ordered and len(positions) * _SEARCH_SHARE < len(docs):
             at = np.searchsorted(docs, positions)
             found = np.flatnonzero(docs[np.minimum(at, len(docs) - 1)] == positions)
             return found, positions[found], tfs[at[found]]
-        keep = only[docs]
+        keep = only()[docs - first]
         docs, tfs = docs[keep], tfs[keep]
         return np.searchsorted(positions, docs), docs, tfs
 
@@ -220,8 +221,8 @@ class BM25Index:
             out[docs] += self._weights(post, docs, tfs, avg)
         return out
 
-    def scores_at(self, query: str, positions: np.ndarray, only: np.ndarray) -> np.ndarray:
-        """``scores(query, size)[positions]`` for the sorted positions ``only`` admits, at a
+    def scores_at(self, query: str, positions: np.ndarray) -> np.ndarray:
+        """``scores(query, size)[positions]`` for the sorted ``positions``, at a
         cost that follows them rather than the postings: a selective scope of a large store
         (a tenant's 1k memories among 100k) reads a few entries of each long posting list
         instead of masking all of it, and positions lying together (a tenant written at once)
@@ -239,6 +240,14 @@ class BM25Index:
             cut: np.ndarray = span[positions - first]
             return cut
         out = np.zeros(len(positions), dtype=np.float32)
+        mask: list[np.ndarray] = []
+
+        def only() -> np.ndarray:
+            if not mask:
+                mask.append(np.zeros(end - first, dtype=bool))
+                mask[0][positions - first] = True
+            return mask[0]
+
         for post, avg in self._matched(query):
             at, docs, tfs = post.within(positions, only)
             out[at] += self._weights(post, docs, tfs, avg)

@@ -93,20 +93,16 @@ class ScopeSortedRows:
         scores = self.bm25.scores(query, n)
         return scores[self.vec_row[:n]] if self.permuted else scores
 
-    def text_scores_at(self, query: str, pos: np.ndarray, mask: np.ndarray) -> np.ndarray:
-        """BM25 of the positions ``pos`` (sorted, few; ``mask`` admits them), the same values
-        as ``text_scores``: the rows sorted by scope and those added since are each scored
-        on their own (``BM25Index.scores_at``), so a tenant's stretch is scored in place."""
+    def text_scores_at(self, query: str, pos: np.ndarray) -> np.ndarray:
+        """BM25 of the positions ``pos`` (sorted, few), the same values as ``text_scores``:
+        the rows sorted by scope and those added since are each scored on their own
+        (``BM25Index.scores_at``), so a tenant's stretch is scored in place."""
         if not self.sorted_upto or not len(pos):
-            return self.bm25.scores_at(query, pos, mask)
+            return self.bm25.scores_at(query, pos)
         rows, order = self._ascending(pos)
-        only = mask  # rows are positions unless the sort moved them
-        if self.permuted:
-            only = np.zeros(len(self.ids), dtype=bool)
-            only[rows] = True
         split = int(np.searchsorted(rows, self.sorted_upto))
         parts = [rows[:split], rows[split:]]
-        scores = [self.bm25.scores_at(query, part, only) for part in parts if len(part)]
+        scores = [self.bm25.scores_at(query, part) for part in parts if len(part)]
         return _unsorted(scores[0] if len(scores) == 1 else np.concatenate(scores), order)
 
     def _ascending(self, pos: np.ndarray) -> tuple[np.ndarray, np.ndarray | None]:

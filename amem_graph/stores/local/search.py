@@ -218,7 +218,7 @@ class LocalSearch(LocalConnection):
             n = len(mirror.ids)
             mask, pos = mirror.admitted(flt)
             if mirror.selective(len(pos)):
-                return mirror.top_of(mirror.text_scores_at(query, pos, mask), k, pos)
+                return mirror.top_of(mirror.text_scores_at(query, pos), k, pos)
             # every position scored: cut the top k on the whole array (0 where not admitted)
             # before gathering, since most documents may match a query of common words
             scores = mirror.text_scores(query)
