@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Callable, Iterator, Sequence
+from functools import cache
 
 import numpy as np
 
@@ -240,13 +241,12 @@ class BM25Index:
             cut: np.ndarray = span[positions - first]
             return cut
         out = np.zeros(len(positions), dtype=np.float32)
-        mask: list[np.ndarray] = []
 
+        @cache
         def only() -> np.ndarray:
-            if not mask:
-                mask.append(np.zeros(end - first, dtype=bool))
-                mask[0][positions - first] = True
-            return mask[0]
+            mask = np.zeros(end - first, dtype=bool)
+            mask[positions - first] = True
+            return mask
 
         for post, avg in self._matched(query):
             at, docs, tfs = post.within(positions, only)
