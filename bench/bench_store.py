@@ -139,14 +139,16 @@ def recaller(mg: MemoryGraph, qtexts: list[str], k: int, **options: Any) -> Side
 
 
 def alternate(sides: list[Side], n: int) -> list[list[float]]:
-    """Milliseconds of each side on queries 0..n-1, after a warm-up of each, timed in
-    alternating blocks that each open with one untimed call."""
-    for j in range(WARMUP):
+    """Milliseconds of each side on queries 0..n-1, after a warm-up of each (on its first
+    queries, at most ``WARMUP``: a run of fewer queries has no others), timed in alternating
+    blocks that each open with one untimed call."""
+    warm = min(WARMUP, n)
+    for j in range(warm):
         for side in sides:
             side(j)
     times: list[list[float]] = [[] for _ in sides]
     for start in range(0, n, BLOCK):
-        opener = (start // BLOCK) % WARMUP  # a warm-up query: nothing new gets cached
+        opener = (start // BLOCK) % warm  # a warm-up query: nothing new gets cached
         for out, side in zip(times, sides, strict=True):
             side(opener)
             out.extend(clock(side, i) for i in range(start, min(start + BLOCK, n)))

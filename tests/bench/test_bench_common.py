@@ -48,3 +48,14 @@ def test_a_store_holds_the_items_written_to_it_and_no_others(mg: MemoryGraph) ->
     other = [dict(row) for row in runs]
     other[-1]["content"] = "another text"
     assert not common.holds(mg.store, other)
+
+
+def test_alternate_times_every_query_of_a_run_shorter_than_its_warm_up() -> None:
+    bench_store = load("bench_store.py")
+    calls: list[tuple[str, int]] = []
+    sides = [lambda i: calls.append(("a", i)), lambda i: calls.append(("b", i))]
+    n = bench_store.WARMUP // 2
+    times = bench_store.alternate(sides, n)
+    assert [len(side) for side in times] == [n, n]
+    assert max(i for _, i in calls) == n - 1  # no query past the run's own
+    assert bench_store.alternate(sides, 0) == [[], []]
