@@ -66,17 +66,16 @@ class Tenants:
         n = tenants * size
         texts, vectors = corpus(n)
         self.size, self.tenants, self.interleaved = size, tenants, interleaved
-        #: memory i in tenant order (``row_of``)
-        self.memories = items(texts)
-        for i, row in enumerate(self.memories):
+        memories = items(texts)  # memory i in tenant order (``row_of``)
+        for i, row in enumerate(memories):
             row["scope"] = f"t{i // size}"
         #: the memories in the order they are written
-        self.rows = self.memories
+        self.rows = memories
         if interleaved:
-            stamps = [row["timestamp"] for row in self.memories]
+            stamps = [row["timestamp"] for row in memories]
             dealt = [self.row_of(t, o) for o in range(size) for t in range(tenants)]
             self.rows = [
-                {**self.memories[i], "timestamp": at} for i, at in zip(dealt, stamps, strict=True)
+                {**memories[i], "timestamp": at} for i, at in zip(dealt, stamps, strict=True)
             ]
         rng = np.random.default_rng(n + 1)
         self.scopes = [f"t{j}" for j in rng.integers(0, tenants, queries)]
