@@ -35,6 +35,7 @@ texts follow Zipf's law over 20k words (``bench/common.py``).
 from __future__ import annotations
 
 import argparse
+import glob
 import json
 import os
 import subprocess
@@ -146,8 +147,10 @@ class LocalTarget:
     label: str = "embedded"
 
     def prepare(self) -> None:
-        for suffix in ("", "-wal", "-shm"):
+        for suffix in ("", "-wal", "-shm", ".bm25", ".ann"):
             Path(self.address + suffix).unlink(missing_ok=True)
+        for data in glob.glob(glob.escape(self.address) + ".ann.*"):  # the ANN graph's files
+            Path(data).unlink(missing_ok=True)
 
     def size_bytes(self) -> int | None:
         return sum(
@@ -391,11 +394,18 @@ def run(target: Target, args: argparse.Namespace) -> None:
     target.prepare()
     lead_in = {} if args.lead_in is None else {"episode_lead_in": args.lead_in}
     config = MemoryGraphConfig(**lead_in)
-    with MemoryGraph.open(target.address, embedder=embedder, config=config) as mg:
-        rate = ingest(mg, rows, vectors, args.batch, args.route)
+    mg = MemoryGraph.open(target.address, embedder=embedder, config=config)
+    rate = ingest(mg, rows, vectors, args.batch, args.route)
+    t = time.perf_counter()
+    mg.close()  # the embedded store saves its BM25 index here (``<db>.bm25``)
+    closed = time.perf_counter() - t
     size = target.size_bytes()
     shown = "unknown" if size is None else f"{size / 2**20:.0f} MB ({size / args.n:.0f} B/memory)"
-    print(f"ingest {rate:.0f} mem/s | size on disk {shown}", flush=True)
+    index = Path(target.address + ".bm25")
+    saved = f" | BM25 index file {index.stat().st_size / 2**20:.0f} MB" if index.exists() else ""
+    print(
+        f"ingest {rate:.0f} mem/s | size on disk {shown}{saved} | close {closed:.1f} s", flush=True
+    )
     route = {
         "default": "default route",
         "bulk": "bulk=True",

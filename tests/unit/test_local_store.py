@@ -106,9 +106,9 @@ def test_the_mirror_is_built_with_the_cycle_collector_paused(
     seen: list[bool] = []
     real_load = _Mirror.load
 
-    def load(self: _Mirror, rows: list[object]) -> None:
+    def load(self: _Mirror, rows: list[object], text: bool = True) -> None:
         seen.append(gc.isenabled())
-        real_load(self, rows)  # type: ignore[arg-type]
+        real_load(self, rows, text)  # type: ignore[arg-type]
 
     monkeypatch.setattr(_Mirror, "load", load)
     assert gc.isenabled()
@@ -116,7 +116,7 @@ def test_the_mirror_is_built_with_the_cycle_collector_paused(
         assert mg.recall("fact")[0].memory.id == "f"
     assert seen == [False] and gc.isenabled()
 
-    def broken(self: _Mirror, rows: list[object]) -> None:
+    def broken(self: _Mirror, rows: list[object], text: bool = True) -> None:
         raise RuntimeError("disk gone")
 
     monkeypatch.setattr(_Mirror, "load", broken)

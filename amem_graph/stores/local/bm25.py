@@ -8,6 +8,7 @@ rebuilds it from SQLite and patches it on its own writes.
 
 from __future__ import annotations
 
+import hashlib
 from collections import Counter
 from collections.abc import Callable, Iterator, Sequence
 from functools import cache
@@ -22,6 +23,39 @@ from amem_graph.stores.local.blocks import SPAN_SHARE
 #: a term's postings are searched for a few admitted documents, rather than masked whole,
 #: when they hold over this many times as many documents
 _SEARCH_SHARE = 8
+#: the arrays ``BM25Index.export`` gives and ``BM25Index.restore`` takes (``bm25_file.py``)
+ARRAY_NAMES = (
+    "vocab", "term_starts", "post_rids", "post_tfs",
+    "doc_rids", "doc_lengths", "doc_digests", "doc_starts", "doc_term_ids",
+)  # fmt: skip
+
+
+class _Saved:
+    """``doc_terms`` of a document restored from saved arrays: its terms are read from them
+    (``BM25Index._saved_terms``) when it is removed, not held as a tuple per document."""
+
+    __slots__ = ()
+
+    def __repr__(self) -> str:
+        return "SAVED"
+
+
+SAVED = _Saved()
+
+
+def text_digest(text: str) -> int:
+    """A 64-bit digest of ``text``, the same in every process (``hash`` of a str is salted
+    per process), so a restored index still tells an unchanged text from a changed one."""
+    digest = hashlib.blake2b(text.encode(), digest_size=8).digest()
+    return int.from_bytes(digest, "little", signed=True)
+
+
+def _rows_of(rids: np.ndarray, wanted: np.ndarray) -> np.ndarray:
+    """The row of each of ``wanted`` among ``rids`` (ascending), -1 where it is not one."""
+    if not len(rids):
+        return np.full(len(wanted), -1, dtype=np.int64)
+    at = np.minimum(np.searchsorted(rids, wanted), len(rids) - 1)
+    return np.where(rids[at] == wanted, at, -1)
 
 
 class _Postings:
@@ -107,14 +141,22 @@ class BM25Index:
         self.postings: dict[str, _Postings] = {}
         #: each document's distinct terms (what ``remove`` visits) by position, None where
         #: none is indexed, as the postings' own key strings in a tuple: a Counter per
-        #: document cost ~4x the memory, and a dict by position ~70 bytes a document more
-        self.doc_terms: list[tuple[str, ...] | None] = []
-        #: each indexed document's text hash by position: enough to tell a changed text, in
-        #: 8 bytes a document (a dict of ints held ~100)
+        #: document cost ~4x the memory, and a dict by position ~70 bytes a document more.
+        #: ``SAVED``: restored, its terms in ``_saved_term_ids``
+        self.doc_terms: list[tuple[str, ...] | _Saved | None] = []
+        #: each indexed document's text digest (``text_digest``) by position: enough to
+        #: tell a changed text, in 8 bytes a document (a dict of ints held ~100)
         self.digests = np.zeros(1024, dtype=np.int64)
         self.lengths = np.zeros(1024, dtype=np.float32)
+        #: a restored document's entry in the saved doc-major arrays (-1: none)
+        self.saved_slot = np.full(1024, -1, dtype=np.int64)
+        self._saved_starts = np.zeros(1, dtype=np.int64)
+        self._saved_term_ids = np.zeros(0, dtype=np.int32)
+        self._saved_vocab: list[str] = []
         self.total_length = 0.0
         self.documents = 0
+        #: documents indexed from their text since the index was restored or saved
+        self.unsaved = 0
 
     def set(self, doc: int, text: str) -> None:
         """Index (or re-index) the text of document ``doc``."""
@@ -142,10 +184,9 @@ class BM25Index:
         """Record ``doc``'s text, length and terms; each term's postings (created when new)
         with its frequency, for the caller to add ``doc`` to."""
         terms = Counter(analyze(text))
+        self.unsaved += 1
         if doc >= len(self.lengths):
-            size = max(doc + 1, len(self.lengths) * 2)
-            self.lengths = np.resize(self.lengths, size)
-            self.digests = np.resize(self.digests, size)
+            self._grow_docs(max(doc + 1, len(self.lengths) * 2))
         if doc >= len(self.doc_terms):
             self.doc_terms.extend([None] * (doc + 1 - len(self.doc_terms)))
         self.lengths[doc] = sum(terms.values())
@@ -159,8 +200,16 @@ class BM25Index:
                 post.term = term
             out.append((post, tf))
         self.doc_terms[doc] = tuple(post.term for post, _ in out)
-        self.digests[doc] = hash(text)
+        self.digests[doc] = text_digest(text)
         return out
+
+    def _grow_docs(self, size: int) -> None:
+        """Room in the per-document columns for documents below ``size``."""
+        old = len(self.lengths)
+        self.lengths = np.resize(self.lengths, size)
+        self.digests = np.resize(self.digests, size)
+        self.saved_slot = np.resize(self.saved_slot, size)
+        self.saved_slot[old:] = -1
 
     def has(self, doc: int) -> bool:
         """Whether document ``doc`` is indexed."""
@@ -172,19 +221,28 @@ class BM25Index:
 
     def indexed_as(self, doc: int, text: str) -> bool:
         """Whether document ``doc`` is indexed with this text."""
-        return self.has(doc) and int(self.digests[doc]) == hash(text)
+        return self.has(doc) and int(self.digests[doc]) == text_digest(text)
 
     def remove(self, doc: int) -> None:
         """Forget document ``doc``."""
         terms = self.doc_terms[doc] if doc < len(self.doc_terms) else None
         if terms is None:
             return
+        if isinstance(terms, _Saved):
+            terms = self._saved_terms(doc)
         self.doc_terms[doc] = None
         self.total_length -= float(self.lengths[doc])
         self.documents -= 1 if terms else 0
         self.lengths[doc] = 0
         for term in terms:
             self.postings[term].remove(doc)
+
+    def _saved_terms(self, doc: int) -> tuple[str, ...]:
+        """The terms of a restored document (it is then no longer a saved one)."""
+        slot = int(self.saved_slot[doc])
+        self.saved_slot[doc] = -1
+        ids = self._saved_term_ids[self._saved_starts[slot] : self._saved_starts[slot + 1]]
+        return tuple(self._saved_vocab[i] for i in ids.tolist())
 
     def renumber(self, new_of_old: np.ndarray) -> None:
         """Document ``d`` becomes document ``new_of_old[d]`` (a permutation of the documents
@@ -204,15 +262,92 @@ class BM25Index:
                 post.ordered = True
         old_of_new = np.empty(n, dtype=np.int64)
         old_of_new[new_of_old] = np.arange(n)
-        for name in ("lengths", "digests"):
+        for name, fill in (("lengths", 0), ("digests", 0), ("saved_slot", -1)):
             column = getattr(self, name)
             kept = min(len(column), n)
-            moved = np.zeros(max(len(column), n), dtype=column.dtype)
+            moved = np.full(max(len(column), n), fill, dtype=column.dtype)
             moved[new_of_old[:kept]] = column[:kept]  # documents past the column: none
             moved[n:] = column[n:]
             setattr(self, name, moved)
         terms = self.doc_terms + [None] * (n - len(self.doc_terms))
         self.doc_terms = [terms[d] for d in old_of_new.tolist()] + terms[n:]
+
+    def export(self, rid_of_doc: np.ndarray) -> dict[str, np.ndarray]:
+        """The index as flat arrays (``ARRAY_NAMES``), each document named by its SQLite rid
+        (``rid_of_doc[doc]``), for ``restore`` in another process: the vocabulary, each
+        term's postings ascending by rid, and each document's length, digest and term ids."""
+        posts = [post for post in self.postings.values() if post.n]
+        sizes = np.fromiter((post.n for post in posts), np.int64, len(posts))
+        empty = np.zeros(0, dtype=np.int64)
+        rows = np.concatenate([post.docs[: post.n] for post in posts]) if posts else empty
+        rids = rid_of_doc[rows]
+        tfs = (
+            np.concatenate([post.tfs[: post.n] for post in posts]).astype(np.float32)
+            if posts
+            else np.zeros(0, np.float32)
+        )
+        term_ids = np.repeat(np.arange(len(posts), dtype=np.int32), sizes)
+        same_term = term_ids[1:] == term_ids[:-1]
+        if (same_term & (rids[1:] <= rids[:-1])).any():  # renumbered, or a re-indexed doc
+            order = np.lexsort((rids, term_ids))
+            rids, tfs = rids[order], tfs[order]
+        docs = np.asarray([d for d, t in enumerate(self.doc_terms) if t is not None], np.int64)
+        doc_rids = rid_of_doc[docs]
+        order = np.argsort(doc_rids)
+        docs, doc_rids = docs[order], doc_rids[order]
+        by_doc = np.argsort(rids, kind="stable")
+        counts = np.bincount(np.searchsorted(doc_rids, rids[by_doc]), minlength=len(docs))
+        vocab = "\n".join(post.term for post in posts).encode()
+        return {
+            "vocab": np.frombuffer(vocab, dtype=np.uint8),
+            "term_starts": np.concatenate([[0], np.cumsum(sizes)]).astype(np.int64),
+            "post_rids": rids.astype(np.int64),
+            "post_tfs": tfs,
+            "doc_rids": doc_rids.astype(np.int64),
+            "doc_lengths": self.lengths[docs],
+            "doc_digests": self.digests[docs],
+            "doc_starts": np.concatenate([[0], np.cumsum(counts)]).astype(np.int64),
+            "doc_term_ids": term_ids[by_doc],
+        }
+
+    @classmethod
+    def restore(cls, arrays: dict[str, np.ndarray], rids: np.ndarray) -> BM25Index:
+        """The index ``export`` gave, its documents numbered by row: ``rids`` holds each
+        row's rid, ascending. A saved document whose rid is not among them is left out
+        (with its postings); a row none of the saved documents names is left unindexed."""
+        index = cls()
+        n = len(rids)
+        index._grow_docs(max(n, 1024))
+        index.doc_terms = [None] * n
+        raw = arrays["vocab"].tobytes()
+        vocab = raw.decode().split("\n") if raw else []
+        term_starts = arrays["term_starts"]
+        post_rows = _rows_of(rids, arrays["post_rids"])
+        keep = post_rows >= 0
+        term_of = np.repeat(np.arange(len(vocab)), np.diff(term_starts))[keep]
+        rows, tfs = post_rows[keep], arrays["post_tfs"][keep]
+        ends = np.cumsum(np.bincount(term_of, minlength=len(vocab))).tolist()
+        start = 0
+        for term, end in zip(vocab, ends, strict=True):
+            if end > start:
+                post = index.postings[term] = _Postings()
+                post.term, post.n = term, end - start
+                post.docs, post.tfs = rows[start:end], tfs[start:end]
+            start = end
+        doc_rows = _rows_of(rids, arrays["doc_rids"])
+        found = np.flatnonzero(doc_rows >= 0)
+        at = doc_rows[found]
+        for row in at.tolist():
+            index.doc_terms[row] = SAVED
+        index.lengths[at] = arrays["doc_lengths"][found]
+        index.digests[at] = arrays["doc_digests"][found]
+        index.saved_slot[at] = found
+        starts = arrays["doc_starts"]
+        index._saved_starts, index._saved_term_ids = starts, arrays["doc_term_ids"]
+        index._saved_vocab = vocab
+        index.total_length = float(index.lengths[at].sum(dtype=np.float64))
+        index.documents = int((np.diff(starts)[found] > 0).sum())
+        return index
 
     def scores(self, query: str, size: int) -> np.ndarray:
         """BM25 of every document position below ``size`` (0 where no term matches)."""

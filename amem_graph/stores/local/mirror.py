@@ -235,9 +235,10 @@ class _Mirror(ScopeSortedRows):
             rows = np.asarray([self.pos[o] for o in members if o in self.pos], dtype=np.int64)
         return _Placed(rows)
 
-    def load(self, rows: Sequence[sqlite3.Row]) -> None:
+    def load(self, rows: Sequence[sqlite3.Row], text: bool = True) -> None:
         """Append rows not yet mirrored, column by column (a whole build's path; the state is
-        the one ``upsert`` of each row in turn leaves)."""
+        the one ``upsert`` of each row in turn leaves). ``text=False``: the rows carry no
+        ``search_text`` and are not indexed (the build restores a saved BM25 index)."""
         if not rows:
             return
         self._changed()
@@ -273,7 +274,8 @@ class _Mirror(ScopeSortedRows):
         for column in ("valid_from", "created_at", "importance", "successes", "failures"):
             getattr(self, column)[at] = [r[column] for r in rows]
         self.valid_to[at] = [np.inf if r["valid_to"] is None else r["valid_to"] for r in rows]
-        self.bm25.set_many(self.vec_row[at].tolist(), [r["search_text"] for r in rows])
+        if text:
+            self.bm25.set_many(self.vec_row[at].tolist(), [r["search_text"] for r in rows])
 
     def load_edges(self, rows: Sequence[tuple[str, str, str]]) -> None:
         """Add ``(type, src, dst)`` of sibling edges read back from SQLite (a whole build's

@@ -6,14 +6,18 @@ longer reaches back to what the mirror has seen)."""
 from __future__ import annotations
 
 import gc
+import logging
 import os
 import sqlite3
 import threading
+import uuid
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from datetime import datetime
 from pathlib import Path
 from typing import TypeVar, cast
+
+import numpy as np
 
 from amem_graph.core import codec
 from amem_graph.core.errors import (
@@ -24,24 +28,34 @@ from amem_graph.core.errors import (
     refuse_unless_positive,
 )
 from amem_graph.stores.base import SIBLING_EDGES, GraphStore
+from amem_graph.stores.local import bm25_file
 from amem_graph.stores.local.blocks import SCOPE_BLOCKS_BYTES
+from amem_graph.stores.local.bm25 import BM25Index
 from amem_graph.stores.local.mirror import _Mirror
 
 SCHEMA_VERSION = "1"
-_MIRROR_COLUMNS = (
-    "rid, id, scope, status, agent, task, created_at, valid_from, valid_to, search_text, "
-    "embedding, "
+#: what the mirror reads of a memory, but its text
+_MIRROR_FIELDS = (
+    "rid, id, scope, status, agent, task, created_at, valid_from, valid_to, embedding, "
     "coalesce(json_extract(doc, '$.importance'), 0.5) AS importance, "
     "coalesce(json_extract(doc, '$.successes'), 0) AS successes, "
     "coalesce(json_extract(doc, '$.failures'), 0) AS failures"
 )
+_MIRROR_COLUMNS = _MIRROR_FIELDS + ", search_text"
 _CHUNK = 500
 #: rows read per step when the mirror is built whole
 _BUILD_CHUNK = 20_000
 #: change-log rows (one per committed batch) kept for readers in other processes; a reader
 #: further behind than this rebuilds its mirror whole
 CHANGE_LOG_KEEP = 2000
+#: a saved BM25 index naming changes to more than this share of the memories is not read:
+#: the index is built from the text (and saved again)
+_SAVED_STALE_SHARE = 0.25
+#: the BM25 index is saved again once over this share of its documents were indexed from
+#: text since it was last saved or read
+_RESAVE_SHARE = 0.1
 _T = TypeVar("_T")
+log = logging.getLogger(__name__)
 
 _DDL = """
 CREATE TABLE IF NOT EXISTS meta(key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -125,9 +139,9 @@ class LocalConnection:
             self._db.execute("PRAGMA synchronous=NORMAL")
             self._db.execute("PRAGMA foreign_keys=ON")
             self._db.executescript(_DDL)
-            self._db.execute(
-                "INSERT OR IGNORE INTO meta(key, value) VALUES('schema_version', ?)",
-                (SCHEMA_VERSION,),
+            self._db.executemany(
+                "INSERT OR IGNORE INTO meta(key, value) VALUES(?, ?)",
+                [("schema_version", SCHEMA_VERSION), ("store_uid", uuid.uuid4().hex)],
             )
         except sqlite3.Error as exc:
             raise StoreError(
@@ -195,22 +209,90 @@ class LocalConnection:
 
     def _build_mirror(self) -> _Mirror:
         """Rows and edges read in one read transaction: one snapshot, so a commit by another
-        process between the two reads cannot leave edges to memories the mirror lacks."""
+        process between the two reads cannot leave edges to memories the mirror lacks. The
+        BM25 index is read from ``<db>.bm25`` when that holds this store's state, else built
+        from the memories' text (and saved, for a store of ``bm25_file.SAVE_MIN`` or more)."""
         with self._snapshot(), _collector_paused():
             self._seen_seq = self._last_seq()
+            count = int(self._db.execute("SELECT count(*) FROM memories").fetchone()[0])
+            saved = self._saved_text(count)
             mirror = _Mirror(self._dims() or 1, self.scope_blocks_bytes)
-            mirror.reserve(int(self._db.execute("SELECT count(*) FROM memories").fetchone()[0]))
-            rows = self._db.execute(f"SELECT {_MIRROR_COLUMNS} FROM memories ORDER BY rid")
+            mirror.reserve(count)
+            fields = _MIRROR_COLUMNS if saved is None else _MIRROR_FIELDS
+            rows = self._db.execute(f"SELECT {fields} FROM memories ORDER BY rid")
             while part := rows.fetchmany(_BUILD_CHUNK):
-                mirror.load(part)
+                mirror.load(part, text=saved is None)
             marks = ",".join("?" * len(SIBLING_EDGES))
             edges = self._db.execute(
                 f"SELECT type, src, dst FROM edges WHERE type IN ({marks})", SIBLING_EDGES
             )
             while found := edges.fetchmany(_BUILD_CHUNK):
                 mirror.load_edges([(r[0], r[1], r[2]) for r in found])
+            if saved is not None:
+                self._restore_text(mirror, *saved)
             mirror.loaded()
+        self._save_text(mirror)
         return mirror
+
+    def _save_text(self, mirror: _Mirror) -> None:
+        """Save the mirror's BM25 index as of the change-log row it has seen (``bm25_file``)
+        when over ``_RESAVE_SHARE`` of it was indexed from text since it was last saved or
+        read: after a build from text, or a process's own big ingest (saved at ``close``)."""
+        n, index = len(mirror.ids), mirror.bm25
+        if self.path == ":memory:" or n < bm25_file.SAVE_MIN or index.unsaved <= n * _RESAVE_SHARE:
+            return
+        body = self._change_body(self._seen_seq)
+        if body is None:
+            return
+        rid_of_doc = np.empty(n, dtype=np.int64)
+        rid_of_doc[mirror.vec_row[:n]] = mirror.rid[:n]
+        path = self.path + ".bm25"
+        bm25_file.write_saved(path, self._uid(), self._seen_seq, body, index, rid_of_doc)
+        index.unsaved = 0
+
+    def _uid(self) -> str:
+        return self._meta("store_uid") or ""
+
+    def _change_body(self, seq: int) -> str | None:
+        """The body of change-log row ``seq``; None once the log no longer holds it."""
+        row = self._db.execute("SELECT body FROM changes WHERE seq = ?", (seq,)).fetchone()
+        return None if row is None else str(row["body"])
+
+    def _saved_text(self, count: int) -> tuple[bm25_file.SavedIndex, set[str]] | None:
+        """The saved BM25 index of this store, and the memories changed since it was saved
+        (none when there is no usable file, or it is too far behind to be worth reading)."""
+        if self.path == ":memory:" or count < bm25_file.SAVE_MIN:
+            return None
+        saved = bm25_file.read_saved(self.path + ".bm25", self._uid(), self._change_body)
+        if saved is None:
+            return None
+        changed: set[str] = set()
+        for (body,) in self._db.execute(
+            "SELECT body FROM changes WHERE seq > ? ORDER BY seq", (saved.seq,)
+        ):
+            changed.update(codec.loads(body)["m"])
+            if len(changed) > count * _SAVED_STALE_SHARE:
+                return None
+        return saved, changed
+
+    def _restore_text(
+        self, mirror: _Mirror, saved: bm25_file.SavedIndex, changed: set[str]
+    ) -> None:
+        """Put the saved index in the mirror, then index again from their stored text the
+        memories changed since it was saved and any row it does not hold."""
+        n = len(mirror.ids)
+        mirror.bm25 = index = BM25Index.restore(saved.arrays, mirror.rid[:n])
+        stale = {i for mid in changed if (i := mirror.pos.get(mid)) is not None}
+        stale.update(i for i, terms in enumerate(index.doc_terms) if terms is None)
+        rids = mirror.rid[sorted(stale)].tolist()
+        for part in _chunks(rids):
+            marks = ",".join("?" * len(part))
+            for rid, text in self._db.execute(
+                f"SELECT rid, search_text FROM memories WHERE rid IN ({marks})", list(part)
+            ):
+                doc = int(mirror.vec_row[int(np.searchsorted(mirror.rid[:n], rid))])
+                if not index.indexed_as(doc, text):
+                    index.set(doc, text)
 
     @contextmanager
     def _snapshot(self) -> Iterator[None]:
@@ -333,6 +415,17 @@ class LocalConnection:
     def close(self) -> None:
         with self._lock:
             if not self._closed:
+                self._save_on_close()
                 self._closed = True
                 self._db.close()
                 self._mirror = None
+
+    def _save_on_close(self) -> None:
+        """Save the BM25 index a process grew by its own writes (an ingest), caught up with
+        other processes' first, so the next open reads it rather than the text again."""
+        if self._mirror is None:
+            return
+        try:
+            self._save_text(self._fresh_mirror())
+        except Exception as exc:  # a cache not saved never fails the close
+            log.warning("the BM25 index of %s was not saved: %s", self.path, exc)
