@@ -109,6 +109,28 @@ def test_writes_after_the_save_are_applied_from_the_change_log(tmp_path: Path) -
         _assert_scores_as_built(store)
 
 
+def test_a_process_saves_at_close_what_its_own_writes_indexed(tmp_path: Path) -> None:
+    path, saved = tmp_path / "m.db", tmp_path / "m.db.bm25"
+    with MemoryGraph.open(path, embedder="hashing") as mg:
+        mg.recall("deploy", scope="s")  # the mirror is built while the store is empty
+        mg.remember_many([{"content": _text(i), "id": f"m{i}", "scope": "s"} for i in range(120)])
+        assert not saved.exists()
+    with MemoryGraph.open(path, embedder="hashing") as mg:
+        assert _restored(_store(mg)) == 120
+    saved.unlink()
+    with (
+        MemoryGraph.open(path, embedder="hashing") as mg,
+        MemoryGraph.open(path, embedder="hashing") as other,
+    ):
+        _store(mg)._fresh_mirror()  # built from text, and saved
+        saved.unlink()
+        mg.remember_many([{"content": _text(i), "id": f"x{i}", "scope": "s"} for i in range(20)])
+        # a write that builds no mirror (which would save its own index)
+        _store(other).apply(WriteBatch(memory_updates=[MemoryUpdate("m1", {"content": "o"})]))
+        assert _store(other)._mirror is None
+    assert not saved.exists()  # unseen: catching up at close could mean a whole rebuild
+
+
 def test_a_saved_index_of_another_state_is_not_read(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
 ) -> None:

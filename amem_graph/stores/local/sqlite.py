@@ -421,11 +421,13 @@ class LocalConnection:
                 self._mirror = None
 
     def _save_on_close(self) -> None:
-        """Save the BM25 index a process grew by its own writes (an ingest), caught up with
-        other processes' first, so the next open reads it rather than the text again."""
+        """Save the BM25 index a process grew by its own writes (an ingest), so the next open
+        reads it rather than the text again; not when another connection committed since the
+        mirror last looked (catching up could mean a whole rebuild, at close)."""
         if self._mirror is None:
             return
         try:
-            self._save_text(self._fresh_mirror())
+            if int(self._db.execute("PRAGMA data_version").fetchone()[0]) == self._seen_version:
+                self._save_text(self._mirror)
         except Exception as exc:  # a cache not saved never fails the close
             log.warning("the BM25 index of %s was not saved: %s", self.path, exc)
