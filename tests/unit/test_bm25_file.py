@@ -205,12 +205,13 @@ def test_a_half_written_file_left_by_a_dead_process_is_removed(tmp_path: Path) -
     assert not old.exists() and fresh.exists()  # another process may still be writing it
 
 
-def test_export_and_restore_keep_scores_removals_and_renumbering() -> None:
+@pytest.mark.parametrize("spacing", [7, 10_000], ids=["dense rids", "sparse rids"])
+def test_export_and_restore_keep_scores_removals_and_renumbering(spacing: int) -> None:
     texts = [_text(i) for i in range(60)]
     built = BM25Index()
     built.set_many(range(60), texts)
     built.set(5, "deploy deploy park")  # out of order: export sorts each term by rid
-    rid_of_doc = np.arange(60, dtype=np.int64) * 7 + 3
+    rid_of_doc = np.arange(60, dtype=np.int64) * spacing + 3
     arrays = built.export(rid_of_doc)
     kept = np.delete(rid_of_doc, [10, 11])  # two documents gone since
     restored = BM25Index.restore(arrays, kept)

@@ -50,12 +50,23 @@ def text_digest(text: str) -> int:
     return int.from_bytes(digest, "little", signed=True)
 
 
-def _rows_of(rids: np.ndarray, wanted: np.ndarray) -> np.ndarray:
-    """The row of each of ``wanted`` among ``rids`` (ascending), -1 where it is not one."""
+def _row_finder(rids: np.ndarray) -> Callable[[np.ndarray], np.ndarray]:
+    """A function giving the row of each rid among ``rids`` (ascending), -1 where it is not
+    one: a table indexed by rid when rids are not much sparser than rows (SQLite numbers rows
+    from 1 up, so a store that deleted few is dense), else a binary search per rid."""
     if not len(rids):
-        return np.full(len(wanted), -1, dtype=np.int64)
-    at = np.minimum(np.searchsorted(rids, wanted), len(rids) - 1)
-    return np.where(rids[at] == wanted, at, -1)
+        return lambda wanted: np.full(len(wanted), -1, dtype=np.int64)
+    top = int(rids[-1])
+    if int(rids[0]) >= 0 and top < 4 * len(rids) + 1024:
+        table = np.full(top + 2, -1, dtype=np.int64)  # the last slot: every rid past ``top``
+        table[rids] = np.arange(len(rids))
+        return lambda wanted: table[np.clip(wanted, 0, top + 1)]
+
+    def search(wanted: np.ndarray) -> np.ndarray:
+        at = np.minimum(np.searchsorted(rids, wanted), len(rids) - 1)
+        return np.where(rids[at] == wanted, at, -1)
+
+    return search
 
 
 class _Postings:
@@ -71,6 +82,13 @@ class _Postings:
         self.tfs = np.zeros(4, dtype=np.float32)
         self.n = 0
         self.ordered = True
+
+    @classmethod
+    def of(cls, term: str, docs: np.ndarray, tfs: np.ndarray) -> _Postings:
+        """The postings of ``term``: ``docs`` (ascending) holding it ``tfs`` times."""
+        post = cls.__new__(cls)
+        post.term, post.docs, post.tfs, post.n, post.ordered = term, docs, tfs, len(docs), True
+        return post
 
     def add(self, doc: int, tf: int) -> None:
         if self.n == len(self.docs):
@@ -322,19 +340,20 @@ class BM25Index:
         raw = arrays["vocab"].tobytes()
         vocab = raw.decode().split("\n") if raw else []
         term_starts = arrays["term_starts"]
-        post_rows = _rows_of(rids, arrays["post_rids"])
+        rows_of = _row_finder(rids)
+        post_rows = rows_of(arrays["post_rids"])
         keep = post_rows >= 0
         term_of = np.repeat(np.arange(len(vocab)), np.diff(term_starts))[keep]
         rows, tfs = post_rows[keep], arrays["post_tfs"][keep]
-        ends = np.cumsum(np.bincount(term_of, minlength=len(vocab))).tolist()
-        start = 0
-        for term, end in zip(vocab, ends, strict=True):
-            if end > start:
-                post = index.postings[term] = _Postings()
-                post.term, post.n = term, end - start
-                post.docs, post.tfs = rows[start:end], tfs[start:end]
-            start = end
-        doc_rows = _rows_of(rids, arrays["doc_rids"])
+        ends = np.cumsum(np.bincount(term_of, minlength=len(vocab)))
+        starts = np.concatenate([[0], ends[:-1]])
+        held = np.flatnonzero(ends > starts)  # terms some kept document still holds
+        postings = index.postings
+        spans = zip(held.tolist(), starts[held].tolist(), ends[held].tolist(), strict=True)
+        for t, start, end in spans:
+            term = vocab[t]
+            postings[term] = _Postings.of(term, rows[start:end], tfs[start:end])
+        doc_rows = rows_of(arrays["doc_rids"])
         found = np.flatnonzero(doc_rows >= 0)
         at = doc_rows[found]
         for row in at.tolist():
