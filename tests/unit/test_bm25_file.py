@@ -48,9 +48,13 @@ def _store(mg: MemoryGraph) -> LocalStore:
     return mg.store
 
 
-def _fill(path: Path, n: int = 120) -> None:
+def _fill(path: Path, n: int = 120, scopes: int = 1) -> None:
+    """``n`` memories dealt over ``scopes`` scopes ("s" alone by default)."""
     with MemoryGraph.open(path, embedder="hashing") as mg:
-        mg.remember_many([{"content": _text(i), "id": f"m{i}", "scope": "s"} for i in range(n)])
+        scope = (lambda i: "s") if scopes == 1 else (lambda i: f"s{i % scopes}")
+        mg.remember_many(
+            [{"content": _text(i), "id": f"m{i}", "scope": scope(i)} for i in range(n)]
+        )
         mg.recall("deploy")  # builds the mirror, which saves its index
 
 
@@ -85,6 +89,23 @@ def test_a_reopened_store_reads_its_saved_index_and_scores_as_a_fresh_build(
         assert _restored(store) == 120
         _assert_scores_as_built(store)
         assert mg.recall("rollback migration", k=3, scope="s")
+
+
+def test_a_store_sorted_by_scope_as_it_is_built_restores_its_index_in_that_order(
+    tmp_path: Path,
+) -> None:
+    path = tmp_path / "m.db"
+    _fill(path, scopes=10)  # tenants writing at once: each scope's rows scattered
+    with MemoryGraph.open(path, embedder="hashing") as mg:
+        store = _store(mg)
+        mirror = store._fresh_mirror()
+        assert mirror.permuted and mirror.sorted_upto == 120  # sorted before BM25 was filled
+        assert _restored(store) == 120
+        _assert_scores_as_built(store)
+        hits = mg.recall("rollback migration", k=5, scope="s3")
+        assert hits and {h.memory.scope for h in hits} == {"s3"}
+        mg.remember_many([{"content": _text(i), "id": f"n{i}", "scope": "s3"} for i in range(9)])
+        _assert_scores_as_built(store)
 
 
 def test_writes_after_the_save_are_applied_from_the_change_log(tmp_path: Path) -> None:
@@ -214,14 +235,17 @@ def test_export_and_restore_keep_scores_removals_and_renumbering(spacing: int) -
     rid_of_doc = np.arange(60, dtype=np.int64) * spacing + 3
     arrays = built.export(rid_of_doc)
     kept = np.delete(rid_of_doc, [10, 11])  # two documents gone since
-    restored = BM25Index.restore(arrays, kept)
+    rows = np.random.default_rng(spacing).permutation(58)  # the rows sorted some other way
+    restored = BM25Index.restore(arrays, kept, rows)
     reference = BM25Index()
     ref_texts = [t for d, t in enumerate(texts) if d not in (10, 11)]
     ref_texts[5] = "deploy deploy park"
     reference.set_many(range(58), ref_texts)
     for query in QUERIES:
-        assert np.array_equal(restored.scores(query, 58), reference.scores(query, 58))
-    assert restored.indexed_as(5, "deploy deploy park") and len(restored) == 58
+        assert np.array_equal(restored.scores(query, 58)[rows], reference.scores(query, 58))
+    assert restored.indexed_as(int(rows[5]), "deploy deploy park") and len(restored) == 58
+    assert all((np.diff(p.docs[: p.n]) > 0).all() for p in restored.postings.values())
+    restored.renumber(np.argsort(rows))  # back to the reference's numbering
     for index in (restored, reference):
         index.set(0, "tenant")
         index.remove(1)

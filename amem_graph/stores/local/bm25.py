@@ -293,22 +293,23 @@ class BM25Index:
     def export(self, rid_of_doc: np.ndarray) -> dict[str, np.ndarray]:
         """The index as flat arrays (``ARRAY_NAMES``), each document named by its SQLite rid
         (``rid_of_doc[doc]``), for ``restore`` in another process: the vocabulary, each
-        term's postings ascending by rid, and each document's length, digest and term ids."""
+        term's postings in document order (a store whose rows are sorted by scope the same
+        way when it is read back needs no sort), and each document's length, digest and
+        term ids."""
         posts = [post for post in self.postings.values() if post.n]
         sizes = np.fromiter((post.n for post in posts), np.int64, len(posts))
         empty = np.zeros(0, dtype=np.int64)
-        rows = np.concatenate([post.docs[: post.n] for post in posts]) if posts else empty
-        rids = rid_of_doc[rows]
+        docs = np.concatenate([post.docs[: post.n] for post in posts]) if posts else empty
         tfs = (
             np.concatenate([post.tfs[: post.n] for post in posts]).astype(np.float32)
             if posts
             else np.zeros(0, np.float32)
         )
         term_ids = np.repeat(np.arange(len(posts), dtype=np.int32), sizes)
-        same_term = term_ids[1:] == term_ids[:-1]
-        if (same_term & (rids[1:] <= rids[:-1])).any():  # renumbered, or a re-indexed doc
-            order = np.lexsort((rids, term_ids))
-            rids, tfs = rids[order], tfs[order]
+        if not all(post.ordered for post in posts):  # a re-indexed document went to the end
+            order = np.lexsort((docs, term_ids))
+            docs, tfs = docs[order], tfs[order]
+        rids = rid_of_doc[docs]
         docs = np.asarray([d for d, t in enumerate(self.doc_terms) if t is not None], np.int64)
         doc_rids = rid_of_doc[docs]
         order = np.argsort(doc_rids)
@@ -329,22 +330,30 @@ class BM25Index:
         }
 
     @classmethod
-    def restore(cls, arrays: dict[str, np.ndarray], rids: np.ndarray) -> BM25Index:
-        """The index ``export`` gave, its documents numbered by row: ``rids`` holds each
-        row's rid, ascending. A saved document whose rid is not among them is left out
-        (with its postings); a row none of the saved documents names is left unindexed."""
+    def restore(
+        cls, arrays: dict[str, np.ndarray], rids: np.ndarray, rows: np.ndarray
+    ) -> BM25Index:
+        """The index ``export`` gave, its documents numbered by row: position ``i`` holds rid
+        ``rids[i]`` (ascending) in row ``rows[i]``. A saved document whose rid is not among
+        them is left out (with its postings); a row none of the saved documents names is
+        left unindexed. Each term's postings are sorted by row only if they are not already
+        (rows sorted by scope since they were saved, or differently)."""
         index = cls()
         n = len(rids)
+        rows = rows.astype(np.int64, copy=False)
         index._grow_docs(max(n, 1024))
         index.doc_terms = [None] * n
         raw = arrays["vocab"].tobytes()
         vocab = raw.decode().split("\n") if raw else []
         term_starts = arrays["term_starts"]
-        rows_of = _row_finder(rids)
-        post_rows = rows_of(arrays["post_rids"])
-        keep = post_rows >= 0
+        position_of = _row_finder(rids)
+        post_at = position_of(arrays["post_rids"])
+        keep = post_at >= 0
         term_of = np.repeat(np.arange(len(vocab)), np.diff(term_starts))[keep]
-        rows, tfs = post_rows[keep], arrays["post_tfs"][keep]
+        docs, tfs = rows[post_at[keep]], arrays["post_tfs"][keep]
+        if ((term_of[1:] == term_of[:-1]) & (docs[1:] <= docs[:-1])).any():
+            order = np.lexsort((docs, term_of))
+            docs, tfs = docs[order], tfs[order]
         ends = np.cumsum(np.bincount(term_of, minlength=len(vocab)))
         starts = np.concatenate([[0], ends[:-1]])
         held = np.flatnonzero(ends > starts)  # terms some kept document still holds
@@ -352,10 +361,10 @@ class BM25Index:
         spans = zip(held.tolist(), starts[held].tolist(), ends[held].tolist(), strict=True)
         for t, start, end in spans:
             term = vocab[t]
-            postings[term] = _Postings.of(term, rows[start:end], tfs[start:end])
-        doc_rows = rows_of(arrays["doc_rids"])
-        found = np.flatnonzero(doc_rows >= 0)
-        at = doc_rows[found]
+            postings[term] = _Postings.of(term, docs[start:end], tfs[start:end])
+        doc_at = position_of(arrays["doc_rids"])
+        found = np.flatnonzero(doc_at >= 0)
+        at = rows[doc_at[found]]
         for row in at.tolist():
             index.doc_terms[row] = SAVED
         index.lengths[at] = arrays["doc_lengths"][found]

@@ -147,6 +147,26 @@ class ScopeSortedRows:
         n = len(self.ids)
         return n > self.sorted_upto and n - self.sorted_upto >= _RESORT_SHARE * n
 
+    def scattered(self) -> bool:
+        """Whether some scope few enough to be searched on its own rows lies spread over more
+        than ``SPAN_SHARE`` times its number of rows: the first search in it would sort the
+        rows by scope (``cluster``). A whole build asks, to sort them before BM25 is filled."""
+        n = len(self.ids)
+        if self.sorted_upto == n or n == 0:
+            return False
+        rows = self.vec_row[:n]
+        codes = self.scope[:n]
+        order = np.argsort(codes, kind="stable")
+        ordered = codes[order]
+        starts = np.flatnonzero(np.r_[True, ordered[1:] != ordered[:-1]])
+        sizes = np.diff(np.r_[starts, n])
+        first = np.minimum.reduceat(rows[order], starts)
+        last = np.maximum.reduceat(rows[order], starts)
+        spread = (last - first + 1 > SPAN_SHARE * sizes).tolist()
+        return any(
+            s and self.selective(size) for s, size in zip(spread, sizes.tolist(), strict=True)
+        )
+
     def cluster(self) -> None:
         """Sort the rows by scope, each scope's in position order, so a tenant whose
         memories were written among other tenants' is scored in place: its vectors (10

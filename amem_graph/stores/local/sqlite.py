@@ -228,6 +228,8 @@ class LocalConnection:
             )
             while found := edges.fetchmany(_BUILD_CHUNK):
                 mirror.load_edges([(r[0], r[1], r[2]) for r in found])
+            if mirror.scattered():  # before a restored index fills BM25: no postings move
+                mirror.cluster()
             if saved is not None:
                 self._restore_text(mirror, *saved)
             mirror.loaded()
@@ -281,7 +283,7 @@ class LocalConnection:
         """Put the saved index in the mirror, then index again from their stored text the
         memories changed since it was saved and any row it does not hold."""
         n = len(mirror.ids)
-        mirror.bm25 = index = BM25Index.restore(saved.arrays, mirror.rid[:n])
+        mirror.bm25 = index = BM25Index.restore(saved.arrays, mirror.rid[:n], mirror.vec_row[:n])
         stale = {i for mid in changed if (i := mirror.pos.get(mid)) is not None}
         stale.update(i for i, terms in enumerate(index.doc_terms) if terms is None)
         rids = mirror.rid[sorted(stale)].tolist()
