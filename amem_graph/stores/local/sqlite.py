@@ -31,6 +31,7 @@ from amem_graph.stores.base import SIBLING_EDGES, GraphStore
 from amem_graph.stores.local import bm25_file
 from amem_graph.stores.local.blocks import SCOPE_BLOCKS_BYTES
 from amem_graph.stores.local.bm25 import BM25Index
+from amem_graph.stores.local.heap import release_freed
 from amem_graph.stores.local.mirror import _Mirror
 
 SCHEMA_VERSION = "1"
@@ -251,6 +252,7 @@ class LocalConnection:
         path = self.path + ".bm25"
         bm25_file.write_saved(path, self._uid(), self._seen_seq, body, index, rid_of_doc)
         index.unsaved = 0
+        release_freed()  # the export's arrays
 
     def _uid(self) -> str:
         return self._meta("store_uid") or ""
