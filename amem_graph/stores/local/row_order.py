@@ -2,10 +2,11 @@
 
 A memory's vector lives in a row of one float32 array, and its text is the BM25 document of
 the same number. Rows are in position order until a selective search finds its scope
-scattered among other scopes' rows (tenants writing at once): the rows are then sorted by
-scope (``cluster``), so each tenant is one stretch of vectors and of every posting list,
-scored in place. Positions, and everything else keyed by them, never move; ``vec_row`` says
-where each position's row is.
+scattered among other scopes' rows (tenants writing at once), or a whole build finds a scope
+so (``scattered``, before BM25 is filled): the rows are then sorted by scope (``cluster``),
+so each tenant is one stretch of vectors and of every posting list, scored in place.
+Positions, and everything else keyed by them, never move; ``vec_row`` says where each
+position's row is.
 """
 
 from __future__ import annotations

@@ -54,9 +54,10 @@ class LocalSearch(LocalConnection):
 
     ``scope_blocks_bytes``: memory for the vectors of scattered selective filters, gathered
     once and kept between recalls (``blocks.py``; the most recent one is kept whatever the
-    budget). A tenant whose memories lie among other tenants' needs none: the first search
-    that finds it scattered sorts the vectors by scope (``row_order.py``; at 100k a copy
-    of the vectors, ~0.4 s, once, and again after every eighth of the store is new). Filters
+    budget). A tenant whose memories lie among other tenants' needs none: the mirror's build,
+    or the first search that finds it scattered, sorts the vectors by scope (``row_order.py``;
+    at 100k a copy of the vectors, ~0.4 s, once, and again after every eighth of the store
+    is new). Filters
     on agents or tasks are what these blocks are for.
 
     ``blas_threads``: the BLAS threads a search's vector scores may use (``core/blas.py``;
