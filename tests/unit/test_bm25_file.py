@@ -96,12 +96,20 @@ def test_a_store_sorted_by_scope_as_it_is_built_restores_its_index_in_that_order
 ) -> None:
     path = tmp_path / "m.db"
     _fill(path, scopes=10)  # tenants writing at once: each scope's rows scattered
+    for restored in (120, 0):  # read back, then (the file gone) built from text
+        with MemoryGraph.open(path, embedder="hashing") as mg:
+            store = _store(mg)
+            mirror = store._fresh_mirror()
+            assert mirror.permuted and mirror.sorted_upto == 120  # sorted as it was loaded
+            assert _restored(store) == restored
+            assert all((np.diff(p.docs[: p.n]) > 0).all() for p in mirror.bm25.postings.values())
+            _assert_scores_as_built(store)
+            for mid, blob in store._db.execute("SELECT id, embedding FROM memories"):
+                stored = np.frombuffer(blob, dtype=np.float32)
+                assert np.array_equal(mirror.vectors_at(np.array([mirror.pos[mid]]))[0], stored)
+        (tmp_path / "m.db.bm25").unlink()
     with MemoryGraph.open(path, embedder="hashing") as mg:
         store = _store(mg)
-        mirror = store._fresh_mirror()
-        assert mirror.permuted and mirror.sorted_upto == 120  # sorted before BM25 was filled
-        assert _restored(store) == 120
-        _assert_scores_as_built(store)
         hits = mg.recall("rollback migration", k=5, scope="s3")
         assert hits and {h.memory.scope for h in hits} == {"s3"}
         mg.remember_many([{"content": _text(i), "id": f"n{i}", "scope": "s3"} for i in range(9)])

@@ -16,6 +16,7 @@ from amem_graph import MemoryGraph, StoreError
 from amem_graph.core.models import Memory, content_hash
 from amem_graph.core.schema import EPISODE, TASK
 from amem_graph.stores.base import EdgeWrite, MemoryFilter, MemoryUpdate, NodeWrite, WriteBatch
+from amem_graph.stores.local import sqlite as local_sqlite
 from amem_graph.stores.local.mirror import _Mirror
 from amem_graph.stores.local.store import LocalStore
 
@@ -115,6 +116,11 @@ def test_the_mirror_is_built_with_the_cycle_collector_paused(
     with MemoryGraph.open(path, embedder="hashing") as mg:
         assert mg.recall("fact")[0].memory.id == "f"
     assert seen == [False] and gc.isenabled()
+    monkeypatch.setattr(local_sqlite, "_COLLECT_AFTER", 1)
+    with MemoryGraph.open(path, embedder="hashing") as mg:
+        assert isinstance(mg.store, LocalStore)
+        built = mg.store._fresh_mirror()  # collected once: kept objects in the oldest generation
+        assert any(obj is built.bm25 for obj in gc.get_objects(generation=2))
 
     def broken(self: _Mirror, rows: list[object], text: bool = True) -> None:
         raise RuntimeError("disk gone")

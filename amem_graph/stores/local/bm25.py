@@ -290,6 +290,12 @@ class BM25Index:
         terms = self.doc_terms + [None] * (n - len(self.doc_terms))
         self.doc_terms = [terms[d] for d in old_of_new.tolist()] + terms[n:]
 
+    def order_postings(self) -> None:
+        """Every term's postings ascending by document (a build that indexed documents out of
+        order): one sort of them all, none when they are in order already."""
+        if not all(post.ordered for post in self.postings.values()):
+            self.renumber(np.arange(len(self.doc_terms)))
+
     def export(self, rid_of_doc: np.ndarray) -> dict[str, np.ndarray]:
         """The index as flat arrays (``ARRAY_NAMES``), each document named by its SQLite rid
         (``rid_of_doc[doc]``), for ``restore`` in another process: the vocabulary, each

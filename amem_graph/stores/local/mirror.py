@@ -20,7 +20,7 @@ from amem_graph.stores.local.blocks import SCOPE_BLOCKS_BYTES, ScopeBlocks
 from amem_graph.stores.local.bm25 import BM25Index
 from amem_graph.stores.local.heap import release_freed
 from amem_graph.stores.local.recent import Recent
-from amem_graph.stores.local.row_order import ROW_BLOCK, ScopeSortedRows
+from amem_graph.stores.local.row_order import ROW_BLOCK, ScopeSortedRows, scattered_scopes
 
 #: mirror column -> value of an empty slot
 _GROW_FILL: dict[str, float] = {
@@ -220,6 +220,19 @@ class _Mirror(ScopeSortedRows):
     def reserve(self, rows: int) -> None:
         """Room for ``rows`` rows at once (a whole build knows its count)."""
         self._grow(rows)
+
+    def sort_before_load(self, scopes: Sequence[str]) -> None:
+        """A whole build, before any row is loaded: ``scopes`` are the rows' scopes in load
+        order. When a scope few enough to be searched on its own rows lies scattered (tenants
+        writing at once), each position's row is set in scope order now, so the load writes
+        every vector to its sorted row: no copy of the vectors later (``cluster``: at 1M
+        memories 3.5 s and 1.5 GB more for a moment)."""
+        n = len(scopes)
+        codes = np.fromiter((self._code("scope", s) for s in scopes), np.int32, n)
+        order = np.argsort(codes, kind="stable")
+        if scattered_scopes(codes[order], order, lambda size: size < n * SELECTIVE_SHARE):
+            self.vec_row[order] = np.arange(n)
+            self.sorted_upto, self.permuted = n, True
 
     def loaded(self) -> None:
         """A whole build is over: forget its table of node keys, return what it freed."""

@@ -2,14 +2,17 @@
 
 A memory's vector lives in a row of one float32 array, and its text is the BM25 document of
 the same number. Rows are in position order until a selective search finds its scope
-scattered among other scopes' rows (tenants writing at once), or a whole build finds a scope
-so (``scattered``, before BM25 is filled): the rows are then sorted by scope (``cluster``),
-so each tenant is one stretch of vectors and of every posting list, scored in place.
+scattered among other scopes' rows (tenants writing at once): the rows are then sorted by
+scope (``cluster``), so each tenant is one stretch of vectors and of every posting list,
+scored in place. A whole build that finds a scope so (``scattered_scopes``) places its rows
+in that order as it loads them.
 Positions, and everything else keyed by them, never move; ``vec_row`` says where each
 position's row is.
 """
 
 from __future__ import annotations
+
+from collections.abc import Callable
 
 import numpy as np
 
@@ -148,26 +151,6 @@ class ScopeSortedRows:
         n = len(self.ids)
         return n > self.sorted_upto and n - self.sorted_upto >= _RESORT_SHARE * n
 
-    def scattered(self) -> bool:
-        """Whether some scope few enough to be searched on its own rows lies spread over more
-        than ``SPAN_SHARE`` times its number of rows: the first search in it would sort the
-        rows by scope (``cluster``). A whole build asks, to sort them before BM25 is filled."""
-        n = len(self.ids)
-        if self.sorted_upto == n or n == 0:
-            return False
-        rows = self.vec_row[:n]
-        codes = self.scope[:n]
-        order = np.argsort(codes, kind="stable")
-        ordered = codes[order]
-        starts = np.flatnonzero(np.r_[True, ordered[1:] != ordered[:-1]])
-        sizes = np.diff(np.r_[starts, n])
-        first = np.minimum.reduceat(rows[order], starts)
-        last = np.maximum.reduceat(rows[order], starts)
-        spread = (last - first + 1 > SPAN_SHARE * sizes).tolist()
-        return any(
-            s and self.selective(size) for s, size in zip(spread, sizes.tolist(), strict=True)
-        )
-
     def cluster(self) -> None:
         """Sort the rows by scope, each scope's in position order, so a tenant whose
         memories were written among other tenants' is scored in place: its vectors (10
@@ -202,6 +185,20 @@ class ScopeSortedRows:
             return self.vectors_at(pos) @ queries.T  # type: ignore[no-any-return]
         n = len(self.ids)
         return (self.vectors[:n] @ queries.T)[self.rows_of(pos)]  # type: ignore[no-any-return]
+
+
+def scattered_scopes(codes: np.ndarray, rows: np.ndarray, selective: Callable[[int], bool]) -> bool:
+    """Whether some scope few enough to be searched on its own rows (``selective`` of its
+    size) lies spread over more than ``SPAN_SHARE`` times its number of rows: ``codes``
+    sorted, ``rows`` each one's row. The first search in such a scope sorts the rows by
+    scope (``cluster``); a whole build asks first, to place the rows sorted as it loads."""
+    if not len(codes):
+        return False
+    starts = np.flatnonzero(np.r_[True, codes[1:] != codes[:-1]])
+    sizes = np.diff(np.r_[starts, len(codes)])
+    spans = np.maximum.reduceat(rows, starts) - np.minimum.reduceat(rows, starts) + 1
+    spread = (spans > SPAN_SHARE * sizes).tolist()
+    return any(s and selective(size) for s, size in zip(spread, sizes.tolist(), strict=True))
 
 
 def _unsorted(scores: np.ndarray, order: np.ndarray | None) -> np.ndarray:

@@ -55,6 +55,13 @@ _SAVED_STALE_SHARE = 0.25
 #: the BM25 index is saved again once over this share of its documents were indexed from
 #: text since it was last saved or read
 _RESAVE_SHARE = 0.1
+#: a build of this many memories or more ends with one full collection, which puts what it
+#: kept in the oldest generation at once. Left to age, those objects were walked by the first
+#: young collection after the build and again by a full one a few recalls later: pauses of
+#: 300-550 ms inside two of the first recalls after opening 1M memories (bench/RESULTS.md,
+#: "The BM25 index saved beside the file"). Small builds skip it: a full collection walks
+#: every object of the process, the caller's too.
+_COLLECT_AFTER = 20_000
 _T = TypeVar("_T")
 log = logging.getLogger(__name__)
 
@@ -219,21 +226,25 @@ class LocalConnection:
             saved = self._saved_text(count)
             mirror = _Mirror(self._dims() or 1, self.scope_blocks_bytes)
             mirror.reserve(count)
+            scopes = self._db.execute("SELECT scope FROM memories ORDER BY rid").fetchall()
+            mirror.sort_before_load([r[0] for r in scopes])
             fields = _MIRROR_COLUMNS if saved is None else _MIRROR_FIELDS
             rows = self._db.execute(f"SELECT {fields} FROM memories ORDER BY rid")
             while part := rows.fetchmany(_BUILD_CHUNK):
                 mirror.load(part, text=saved is None)
+            if saved is None:  # documents indexed in position order, into rows sorted by scope
+                mirror.bm25.order_postings()
             marks = ",".join("?" * len(SIBLING_EDGES))
             edges = self._db.execute(
                 f"SELECT type, src, dst FROM edges WHERE type IN ({marks})", SIBLING_EDGES
             )
             while found := edges.fetchmany(_BUILD_CHUNK):
                 mirror.load_edges([(r[0], r[1], r[2]) for r in found])
-            if mirror.scattered():  # before a restored index fills BM25: no postings move
-                mirror.cluster()
             if saved is not None:
                 self._restore_text(mirror, *saved)
             mirror.loaded()
+        if count >= _COLLECT_AFTER and gc.isenabled():
+            gc.collect()
         self._save_text(mirror)
         return mirror
 
