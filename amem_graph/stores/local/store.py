@@ -16,7 +16,7 @@
 - The BM25 index of a store of 20k memories or more is saved beside the file as
   ``<db>.bm25`` (``bm25_file``) after a build from text and at ``close`` after a big ingest,
   as of a change-log row: the next open reads it and re-indexes only what the log names
-  since, instead of analysing every memory's text (100k memories: first recall 7.5 -> 2.0 s).
+  since, instead of analysing every memory's text (100k memories: first recall 7-8.5 -> 2-2.3 s).
 
 - Past ``ann_threshold`` memories (100k by default, bench/RESULTS.md) vector search asks an
   HNSW index (``ann``, usearch, the ``[ann]`` extra) for candidates, saved as ``<db>.ann``
