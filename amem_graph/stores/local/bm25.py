@@ -50,10 +50,10 @@ def text_digest(text: str) -> int:
     return int.from_bytes(digest, "little", signed=True)
 
 
-def _row_finder(rids: np.ndarray) -> Callable[[np.ndarray], np.ndarray]:
-    """A function giving the row of each rid among ``rids`` (ascending), -1 where it is not
-    one: a table indexed by rid when rids are not much sparser than rows (SQLite numbers rows
-    from 1 up, so a store that deleted few is dense), else a binary search per rid."""
+def _index_finder(rids: np.ndarray) -> Callable[[np.ndarray], np.ndarray]:
+    """A function giving the index in ``rids`` (ascending) of each rid asked, -1 where it is
+    not one: a table indexed by rid when rids are not much sparser than their number (SQLite
+    numbers rows from 1 up, so a store that deleted few is dense), else a binary search."""
     if not len(rids):
         return lambda wanted: np.full(len(wanted), -1, dtype=np.int64)
     top = int(rids[-1])
@@ -316,12 +316,13 @@ class BM25Index:
             order = np.lexsort((docs, term_ids))
             docs, tfs = docs[order], tfs[order]
         rids = rid_of_doc[docs]
-        docs = np.asarray([d for d, t in enumerate(self.doc_terms) if t is not None], np.int64)
-        doc_rids = rid_of_doc[docs]
+        indexed = [d for d, t in enumerate(self.doc_terms) if t is not None]
+        held = np.asarray(indexed, dtype=np.int64)  # the documents, in rid order
+        doc_rids = rid_of_doc[held]
         order = np.argsort(doc_rids)
-        docs, doc_rids = docs[order], doc_rids[order]
-        by_doc = np.argsort(rids, kind="stable")
-        counts = np.bincount(np.searchsorted(doc_rids, rids[by_doc]), minlength=len(docs))
+        held, doc_rids = held[order], doc_rids[order]
+        by_doc = np.argsort(rids, kind="stable")  # each document's terms in term order
+        counts = np.bincount(np.searchsorted(doc_rids, rids[by_doc]), minlength=len(held))
         vocab = "\n".join(post.term for post in posts).encode()
         return {
             "vocab": np.frombuffer(vocab, dtype=np.uint8),
@@ -329,8 +330,8 @@ class BM25Index:
             "post_rids": rids.astype(np.int64),
             "post_tfs": tfs,
             "doc_rids": doc_rids.astype(np.int64),
-            "doc_lengths": self.lengths[docs],
-            "doc_digests": self.digests[docs],
+            "doc_lengths": self.lengths[held],
+            "doc_digests": self.digests[held],
             "doc_starts": np.concatenate([[0], np.cumsum(counts)]).astype(np.int64),
             "doc_term_ids": term_ids[by_doc],
         }
@@ -352,7 +353,7 @@ class BM25Index:
         raw = arrays["vocab"].tobytes()
         vocab = raw.decode().split("\n") if raw else []
         term_starts = arrays["term_starts"]
-        position_of = _row_finder(rids)
+        position_of = _index_finder(rids)
         post_at = position_of(arrays["post_rids"])
         keep = post_at >= 0
         term_of = np.repeat(np.arange(len(vocab)), np.diff(term_starts))[keep]
