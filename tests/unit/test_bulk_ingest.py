@@ -147,6 +147,10 @@ def test_whole_mirror_build_equals_row_by_row_upserts(tmp_path: Path) -> None:
             assert np.array_equal(post.tfs[: post.n], other.tfs[: other.n]), term
         assert built.members == slow.members and built.hubs == slow.hubs
         assert sum(len(m) for m in built.members["GENERATED_IN"].values()) == 120
+        # every hub placed as the build ends, as the members' positions
+        placed = {key: sorted(p.rows.tolist()) for key, p in built._hub_pos.items()}
+        assert placed == {key: sorted(p.rows.tolist()) for key, p in slow._hub_pos.items()}
+        assert len(placed) == sum(len(hubs) for hubs in built.members.values())
 
 
 def test_mirror_reserves_exactly_and_grows_by_a_quarter() -> None:
@@ -180,3 +184,21 @@ def test_checked_query_vector_refuses_a_bool_among_floats() -> None:
     with pytest.raises(ValidationError, match="value 1 is True"):
         CheckedEmbedder(Query(None)).embed_query("q")  # type: ignore[arg-type]
     assert CheckedEmbedder(_Rows(None)).embed_query("q") == [0.0, 0.0, 1.0]  # type: ignore[arg-type]
+
+
+def test_a_hub_with_a_member_missing_its_row_is_placed_when_walked() -> None:
+    from amem_graph.stores.local.mirror import _Mirror
+
+    mirror = _Mirror(4)
+    mirror.ids, mirror.pos = ["a", "b"], {"a": 0, "b": 1}
+    via = "GENERATED_IN"
+    mirror.load_edges([(via, "a", "e1"), (via, "ghost", "e1"), (via, "b", "e1"), (via, "b", "e2")])
+    mirror.loaded()
+    assert (via, "e1") not in mirror._hub_pos  # an orphan edge: not placed at the build
+    assert sorted(mirror._hub_rows(via, "e1").tolist()) == [0, 1]
+    assert mirror._hub_pos[(via, "e2")].rows.tolist() == [1]
+    assert mirror.hubs[via]["b"] == ("e1", "e2") and mirror.members[via]["e1"] == {
+        "a",
+        "b",
+        "ghost",
+    }

@@ -144,8 +144,10 @@ class _Mirror(ScopeSortedRows):
         #: scope code -> its rows in order, kept as rows join, so a selective scope's first
         #: mask costs its own size (a scope a row left is placed again when next asked)
         self._scope_rows: dict[int, _Placed] = {}
-        #: while a whole build runs (``load_edges``): each id string once
+        #: while a whole build runs (``load_edges``): each id string once, and each hub's
+        #: member positions as its edges come (None: a member has no row)
         self._build_keys: dict[str, str] = {}
+        self._placing: dict[tuple[str, str], list[int] | None] = {}
 
     def _code(self, column: str, value: str | None) -> int:
         if value is None:
@@ -235,7 +237,12 @@ class _Mirror(ScopeSortedRows):
             self.sorted_upto, self.permuted = n, True
 
     def loaded(self) -> None:
-        """A whole build is over: forget its table of node keys, return what it freed."""
+        """A whole build is over: place the hubs its edges listed, forget its table of node
+        keys, return what it freed."""
+        for key, listed in self._placing.items():
+            if listed is not None:
+                self._hub_pos[key] = _Placed(np.asarray(listed, dtype=np.int64))
+        self._placing.clear()
         self._build_keys.clear()
         release_freed()
 
@@ -292,12 +299,31 @@ class _Mirror(ScopeSortedRows):
 
     def load_edges(self, rows: Sequence[tuple[str, str, str]]) -> None:
         """Add ``(type, src, dst)`` of sibling edges read back from SQLite (a whole build's
-        path; the state ``add_edge`` of each leaves)."""
-        # one id string per memory and hub, not one per edge end
-        keys = self._build_keys
+        path; once ``loaded``, the state ``add_edge`` of each leaves). Each hub's member
+        positions are listed as its edges come and placed in arrays at the end (``loaded``):
+        one store into a numpy buffer per edge was a third of this loop at 1M edges."""
+        keys = self._build_keys  # one id string per memory and hub, not one per edge end
+        pos, placing = self.pos, self._placing
         for etype, src, dst in rows:
             src, dst = keys.setdefault(src, src), keys.setdefault(dst, dst)
-            self._join(etype, src, dst)
+            hub_members = self.members[etype]
+            members = hub_members.get(dst)
+            if members is None:
+                members = hub_members[dst] = set()
+            if src not in members:
+                members.add(src)
+                listed = placing.setdefault((etype, dst), [])
+                i = pos.get(src)
+                if listed is not None and i is not None:
+                    listed.append(i)
+                else:  # an orphan edge: the hub is placed from its members when walked
+                    placing[(etype, dst)] = None
+            hubs = self.hubs[etype]
+            known = hubs.get(src)
+            if known is None:
+                hubs[src] = (dst,)
+            elif dst not in known:
+                hubs[src] = (*known, dst)
 
     def drop(self, mid: str) -> None:
         self._changed()
