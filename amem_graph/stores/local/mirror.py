@@ -306,24 +306,13 @@ class _Mirror(ScopeSortedRows):
         pos, placing = self.pos, self._placing
         for etype, src, dst in rows:
             src, dst = keys.setdefault(src, src), keys.setdefault(dst, dst)
-            hub_members = self.members[etype]
-            members = hub_members.get(dst)
-            if members is None:
-                members = hub_members[dst] = set()
-            if src not in members:
-                members.add(src)
+            if self._record(etype, src, dst):
                 listed = placing.setdefault((etype, dst), [])
                 i = pos.get(src)
                 if listed is not None and i is not None:
                     listed.append(i)
                 else:  # an orphan edge: the hub is placed from its members when walked
                     placing[(etype, dst)] = None
-            hubs = self.hubs[etype]
-            known = hubs.get(src)
-            if known is None:
-                hubs[src] = (dst,)
-            elif dst not in known:
-                hubs[src] = (*known, dst)
 
     def drop(self, mid: str) -> None:
         self._changed()
@@ -495,23 +484,33 @@ class _Mirror(ScopeSortedRows):
             self._join(etype, src, dst)
 
     def _join(self, etype: str, src: str, dst: str) -> None:
-        """Memory ``src`` is a member of hub ``dst``. A memory's hubs are a tuple (nearly
-        always of one): a set per memory was a tenth of the mirror at 100k memories."""
-        members = self.members[etype].setdefault(dst, set())
-        if src not in members:
-            members.add(src)
+        """Memory ``src`` is a member of hub ``dst``, its position placed with the hub's."""
+        if self._record(etype, src, dst):
             key, i = (etype, dst), self.pos.get(src)
             placed = self._hub_pos.get(key)
             if i is None:  # an orphan edge: placed again from its members when walked
                 self._hub_pos.pop(key, None)
             elif placed is not None:
                 placed.add(i)
-            elif len(members) == 1:  # a new hub is placed from its first member on
+            elif len(self.members[etype][dst]) == 1:  # a new hub: placed from its first member
                 self._hub_pos[key] = _Placed(np.array([i], dtype=np.int64))
+
+    def _record(self, etype: str, src: str, dst: str) -> bool:
+        """Record memory ``src`` among hub ``dst``'s members and the hub among its hubs;
+        whether it was not a member before. A memory's hubs are a tuple (nearly always of
+        one): a set per memory was a tenth of the mirror at 100k memories."""
+        hub_members = self.members[etype]
+        members = hub_members.get(dst)
+        if members is None:
+            members = hub_members[dst] = set()
+        joined = src not in members
+        if joined:
+            members.add(src)
         hubs = self.hubs[etype]
         known = hubs.get(src, ())
         if dst not in known:
             hubs[src] = (*known, dst)
+        return joined
 
     def remove_edge(self, etype: str, src: str, dst: str) -> None:
         """A deleted edge: a sibling edge leaves its hub (an edge's key does not matter here:
