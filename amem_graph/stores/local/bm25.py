@@ -30,6 +30,10 @@ ARRAY_NAMES = (
 )  # fmt: skip
 
 
+#: the per-document columns of ``BM25Index`` and the value of a document not indexed
+_DOC_COLUMNS = (("lengths", 0), ("digests", 0), ("saved_slot", -1))
+
+
 class _Saved:
     """``doc_terms`` of a document restored from saved arrays: its terms are read from them
     (``BM25Index._saved_terms``) when it is removed, not held as a tuple per document."""
@@ -223,11 +227,11 @@ class BM25Index:
 
     def _grow_docs(self, size: int) -> None:
         """Room in the per-document columns for documents below ``size``."""
-        old = len(self.lengths)
-        self.lengths = np.resize(self.lengths, size)
-        self.digests = np.resize(self.digests, size)
-        self.saved_slot = np.resize(self.saved_slot, size)
-        self.saved_slot[old:] = -1
+        for name, fill in _DOC_COLUMNS:
+            column = getattr(self, name)
+            grown = np.full(size, fill, dtype=column.dtype)
+            grown[: len(column)] = column
+            setattr(self, name, grown)
 
     def has(self, doc: int) -> bool:
         """Whether document ``doc`` is indexed."""
@@ -280,7 +284,7 @@ class BM25Index:
                 post.ordered = True
         old_of_new = np.empty(n, dtype=np.int64)
         old_of_new[new_of_old] = np.arange(n)
-        for name, fill in (("lengths", 0), ("digests", 0), ("saved_slot", -1)):
+        for name, fill in _DOC_COLUMNS:
             column = getattr(self, name)
             kept = min(len(column), n)
             moved = np.full(max(len(column), n), fill, dtype=column.dtype)

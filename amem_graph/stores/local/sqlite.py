@@ -299,13 +299,14 @@ class LocalConnection:
         mirror.bm25 = index = BM25Index.restore(saved.arrays, mirror.rid[:n], mirror.vec_row[:n])
         stale = {i for mid in changed if (i := mirror.pos.get(mid)) is not None}
         stale.update(i for i, terms in enumerate(index.doc_terms) if terms is None)
-        rids = mirror.rid[sorted(stale)].tolist()
-        for part in _chunks(rids):
+        at = sorted(stale)
+        doc_of_rid = dict(zip(mirror.rid[at].tolist(), mirror.vec_row[at].tolist(), strict=True))
+        for part in _chunks(list(doc_of_rid)):
             marks = ",".join("?" * len(part))
             for rid, text in self._db.execute(
                 f"SELECT rid, search_text FROM memories WHERE rid IN ({marks})", list(part)
             ):
-                doc = int(mirror.vec_row[int(np.searchsorted(mirror.rid[:n], rid))])
+                doc = doc_of_rid[rid]
                 if not index.indexed_as(doc, text):
                     index.set(doc, text)
 
