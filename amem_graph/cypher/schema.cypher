@@ -92,6 +92,12 @@ CREATE INDEX memory_task IF NOT EXISTS FOR (m:Memory) ON (m.task);
 // siblings (same task / same episode, nearest in time): walked outwards from a memory's time
 CREATE INDEX memory_task_created_at IF NOT EXISTS FOR (m:Memory) ON (m.task, m.created_at);
 CREATE INDEX memory_episode_created_at IF NOT EXISTS FOR (m:Memory) ON (m.episode, m.created_at);
+// the same within one scope: a hub that many tenants share (a task named alike in each) is
+// walked among the recalling tenant's members only, not through every tenant's
+CREATE INDEX memory_task_scope_created_at IF NOT EXISTS
+FOR (m:Memory) ON (m.task, m.scope, m.created_at);
+CREATE INDEX memory_episode_scope_created_at IF NOT EXISTS
+FOR (m:Memory) ON (m.episode, m.scope, m.created_at);
 
 // -- full-text (BM25) over what a memory says ------------------------------------------------
 // The store writes each memory's analysed terms (author, content, keywords, tags, context run

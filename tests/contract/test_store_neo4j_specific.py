@@ -1027,12 +1027,14 @@ def test_big_hubs_give_the_same_siblings_as_small_ones(
 
 
 def _hub_index_operators(plan: dict[str, Any]) -> list[str]:
-    """Operators in a plan that read a (hub property, created_at) index, depth first."""
+    """Operators in a plan that read a (hub property[, scope], created_at) index, depth
+    first."""
     details = str(plan.get("args", {}).get("Details", ""))
     found = [
         str(plan["operatorType"]).split("@")[0]
         for prop in neo4j_hood._SIBLING_PROPS.values()
-        if f"Memory({prop}, created_at)" in details
+        for keys in (f"{prop}, created_at", f"{prop}, scope, created_at")
+        if f"Memory({keys})" in details
     ]
     for child in plan.get("children", []):
         found += _hub_index_operators(child)
@@ -1048,14 +1050,18 @@ def test_big_hub_walks_seek_the_time_index_in_every_plan(neo: Neo4jStore) -> Non
     where, params = neo4j_cypher._filter_clause(flt)
     params.update(ids=[], fetch=[], limit=10, small=200, hub="h", secs=0, nanos=0, id="a")
     statements = {
-        "neighbourhood": neo4j_hood._neighbourhood_query(where, SIBLING_EDGES, True),
+        f"neighbourhood {one=}": neo4j_hood._neighbourhood_query(where, SIBLING_EDGES, True, one)
+        for one in (False, True)
     }
     neo.ensure_embedder("hashing-256", 256)  # the vector index SEARCH names must exist
     for in_index in sorted({False, neo._index_filters_scope()}):
         for vector, text in ((True, True), (True, False), (False, True)):
-            statements[f"search_expand {vector=} {text=} {in_index=}"] = (
-                neo4j_expand._search_expand_query(where, vector, text, in_index=in_index)
-            )
+            for one in (False, True):
+                statements[f"search_expand {vector=} {text=} {in_index=} {one=}"] = (
+                    neo4j_expand._search_expand_query(
+                        where, vector, text, in_index=in_index, one_scope=one
+                    )
+                )
     read: dict[str, set[str]] = {}
     with neo._session(read=True) as session:
         for name, cypher in statements.items():
@@ -1116,3 +1122,61 @@ def test_a_big_hub_walk_checks_the_hub_edge_only_for_members_the_filter_admits(
     walked = neo.siblings(["w20"], "FOR_TASK", flt, 3)
     assert walked == read_whole
     assert [o for o, _ in walked["w20"]] == ["w16", "w24", "w12"]
+
+
+def _index_rows(plan: dict[str, Any], keys: str) -> int:
+    """Rows the operators reading the ``Memory(<keys>)`` index gave, in a profiled plan."""
+    details = str(plan.get("args", {}).get("Details", ""))
+    own = int(plan.get("rows", 0)) if f"Memory({keys})" in details else 0
+    return own + sum(_index_rows(child, keys) for child in plan.get("children", []))
+
+
+@pytest.mark.neo4j
+def test_a_hub_many_scopes_share_is_walked_within_the_recalling_scope(
+    neo: Neo4jStore, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Tenants that name their tasks alike share the Task hub. A walk through the (task,
+    created_at) index read every tenant's members until ``limit`` were in the scope (a
+    tenant's 20 members of a 2,000-member hub: ~6,500 index rows a recall); a filter of one
+    scope walks the (task, scope, created_at) index, its own members only, with the same
+    siblings as reading the hub whole and as the walk of a filter of several scopes."""
+    mems = [
+        Memory(
+            id=f"x{i:03d}",
+            content="member",
+            task="shared",
+            scope="a" if i % 20 == 0 else "b",
+            created_at=T0 + timedelta(minutes=i),
+            valid_from=T0,
+            content_hash=content_hash("member"),
+        )
+        for i in range(200)
+    ]
+    neo.apply(
+        WriteBatch(
+            memories=mems,
+            nodes=[NodeWrite("Task", "shared")],
+            edges=[EdgeWrite("FOR_TASK", m.id, "shared") for m in mems],
+        )
+    )
+    seeds, limit = ["x180", "x100"], 3
+    one, both = MemoryFilter(scopes=("a",)), MemoryFilter(scopes=("a", "c"))
+    read_whole = neo.siblings(seeds, "FOR_TASK", one, limit)
+    monkeypatch.setattr(neo4j_hood, "_SMALL_HUB", 0)  # the 200-member hub walked
+    walked = neo.siblings(seeds, "FOR_TASK", one, limit)
+    assert walked == read_whole == neo.siblings(seeds, "FOR_TASK", both, limit)
+    assert [o for o, _ in walked["x180"]] == ["x160", "x140", "x120"]
+    assert [o for o, _ in walked["x100"]] == ["x080", "x120", "x060"]
+    where, params = neo4j_cypher._filter_clause(one)
+    params.update(ids=["x180"], fetch=[], **neo4j_hood._hop_args(limit))
+    rows = {}
+    with neo._session(read=True) as session:
+        for flag in (False, True):
+            cypher = neo4j_hood._neighbourhood_query(where, ("FOR_TASK",), False, flag)
+            plan = session.run("PROFILE " + cypher, params).consume().profile or {}
+            keys = "task, scope, created_at" if flag else "task, created_at"
+            rows[flag] = _index_rows(plan, keys)
+    # within the scope: the seed itself (the later walk starts at its time), the three
+    # nearest earlier and one more for the tie check; across scopes: every member after the
+    # seed and back to x120
+    assert 0 < rows[True] <= limit + 2 < 60 <= rows[False], rows

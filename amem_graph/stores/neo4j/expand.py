@@ -32,7 +32,13 @@ from amem_graph.stores.neo4j.cypher import (
     lucene_query,
     text_index_query,
 )
-from amem_graph.stores.neo4j.hood import Neo4jHood, _hood_query, _HoodAsk, _hop_args
+from amem_graph.stores.neo4j.hood import (
+    Neo4jHood,
+    _hood_query,
+    _HoodAsk,
+    _hop_args,
+    _one_scope,
+)
 from amem_graph.stores.neo4j.reads import _Q_AUTHORS, _read_rank_fields
 from amem_graph.stores.neo4j.schema import TEXT_INDEX, VECTOR_INDEX
 from amem_graph.stores.neo4j.search import (
@@ -84,18 +90,24 @@ def _prior_args(priors: Priors | None) -> dict[str, float]:
 
 @functools.lru_cache(maxsize=64)
 def _search_expand_query(
-    where: LiteralString, vector: bool, text: bool, exact: bool = False, in_index: bool = False
+    where: LiteralString,
+    vector: bool,
+    text: bool,
+    exact: bool = False,
+    in_index: bool = False,
+    one_scope: bool = False,
 ) -> LiteralString:
     """``_Q_SEARCH_EXPAND`` with the filter, each search path on or off (the vector one
     ``exact`` over the admitted memories, else through the index, which applies the scopes
-    itself when ``in_index``: ``ann.py``), and the full hop. Kept per shape: a filter's clause
+    itself when ``in_index``: ``ann.py``), and the full hop (its walks within the one scope
+    the filter names, ``one_scope``: ``hood._walk``). Kept per shape: a filter's clause
     names its values as parameters, so recalls share a few shapes, and filling the text's
     slots took ~0.1 ms a recall."""
     on = _Q_SEARCH_VECTOR_EXACT if exact else _Q_SEARCH_VECTOR
     parts = {
         "%VECTOR%": on if vector else _Q_SEARCH_NONE.replace("%P%", "v_"),
         "%TEXT%": _Q_SEARCH_TEXT if text else _Q_SEARCH_NONE.replace("%P%", "t_"),
-        "%HOOD%": _hood_query(where, SIBLING_EDGES, lineage=True),
+        "%HOOD%": _hood_query(where, SIBLING_EDGES, lineage=True, one_scope=one_scope),
         "%AUTHORS%": _Q_AUTHORS,
         "%RANKS_VS%": _TIE_RANKS,
     }
@@ -242,6 +254,7 @@ class Neo4jExpand(Neo4jSearch, Neo4jHood):
                 text=sizes["t_"] > 0,
                 exact=v_n is None,
                 in_index=self._scope_in_index(flt),
+                one_scope=_one_scope(flt),
             )
             return self._read(lambda tx: self._expansion(tx, cypher, sizes, redo, plan, ask))
 

@@ -53,16 +53,17 @@ WITH aid WHERE EXISTS {
 RETURN collect(aid) AS ids
 """
 #: ``episode_tails``: per (scope, episode, time), the newest memory at or before the time. The
-#: order names the index's first property too, so the planner reads the index backwards and
-#: stops at the first memory of the scope (an episode of 5,000 memories: 32 db hits, against
-#: 12,028 ordered by time alone, which sorts every member before the time)
+#: order names the index's leading properties too, so the planner reads the index backwards
+#: and stops at the first memory (an episode of 5,000 memories: 32 db hits, against 12,028
+#: ordered by time alone, which sorts every member before the time); the index holds the
+#: scope, so an episode other scopes share is not read through their memories
 _Q_EPISODE_TAILS: Final = """
 UNWIND $rows AS r
 CALL {
   WITH r
-  MATCH (m:Memory) USING INDEX SEEK m:Memory(episode, created_at)
-  WHERE m.episode = r.episode AND m.created_at <= r.at AND m.scope = r.scope
-  RETURN m ORDER BY m.episode DESC, m.created_at DESC, m.id DESC LIMIT 1
+  MATCH (m:Memory) USING INDEX SEEK m:Memory(episode, scope, created_at)
+  WHERE m.episode = r.episode AND m.scope = r.scope AND m.created_at <= r.at
+  RETURN m ORDER BY m.episode DESC, m.scope DESC, m.created_at DESC, m.id DESC LIMIT 1
 }
 RETURN collect([r.scope, r.episode, m {%P%, .embedding}]) AS rows
 """.replace("%P%", _MEMORY_PROJECTION)
@@ -241,8 +242,8 @@ class Neo4jReads(Neo4jConnection):
     def episode_tails(
         self, wanted: Mapping[tuple[str, str], datetime]
     ) -> dict[tuple[str, str], Memory]:
-        """A seek of the (episode, created_at) index per key, newest first, stopped at the
-        first memory of the scope."""
+        """A seek of the (episode, scope, created_at) index per key, newest first, stopped at
+        the first memory."""
         rows = [{"scope": s, "episode": e, "at": _aware(at)} for (s, e), at in wanted.items()]
         if not rows:
             return {}
