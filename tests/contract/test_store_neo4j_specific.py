@@ -1083,6 +1083,30 @@ def _edge_checks_under_filters(plan: dict[str, Any], under_filter: bool = False)
     return found
 
 
+def _two_scope_task_hub(neo: Neo4jStore, hub: str, ids: str, n: int, every: int) -> None:
+    """A Task hub of ``n`` memories a minute apart, named ``ids.format(i)``: every
+    ``every``-th in scope "a", the others in scope "b"."""
+    mems = [
+        Memory(
+            id=ids.format(i),
+            content="member",
+            task=hub,
+            scope="a" if i % every == 0 else "b",
+            created_at=T0 + timedelta(minutes=i),
+            valid_from=T0,
+            content_hash=content_hash("member"),
+        )
+        for i in range(n)
+    ]
+    neo.apply(
+        WriteBatch(
+            memories=mems,
+            nodes=[NodeWrite("Task", hub)],
+            edges=[EdgeWrite("FOR_TASK", m.id, hub) for m in mems],
+        )
+    )
+
+
 @pytest.mark.neo4j
 def test_a_big_hub_walk_checks_the_hub_edge_only_for_members_the_filter_admits(
     neo: Neo4jStore, monkeypatch: pytest.MonkeyPatch
@@ -1090,25 +1114,7 @@ def test_a_big_hub_walk_checks_the_hub_edge_only_for_members_the_filter_admits(
     """Beside the filter in one WHERE, the planner checked each member's edge to the hub
     first, for every member the index gave: in a scope of 1k among ten, a quarter of a
     recall's db hits. The walk counts the edge in a projection after the filter."""
-    mems = [
-        Memory(
-            id=f"w{i:02d}",
-            content="member",
-            task="hub",
-            scope="a" if i % 4 == 0 else "b",
-            created_at=T0 + timedelta(minutes=i),
-            valid_from=T0,
-            content_hash=content_hash("member"),
-        )
-        for i in range(40)
-    ]
-    neo.apply(
-        WriteBatch(
-            memories=mems,
-            nodes=[NodeWrite("Task", "hub")],
-            edges=[EdgeWrite("FOR_TASK", m.id, "hub") for m in mems],
-        )
-    )
+    _two_scope_task_hub(neo, "hub", "w{:02d}", 40, every=4)
     flt = MemoryFilter(scopes=("a",))
     where, params = neo4j_cypher._filter_clause(flt)
     params.update(ids=["w20"], fetch=[], limit=3, small=0)
@@ -1140,25 +1146,7 @@ def test_a_hub_many_scopes_share_is_walked_within_the_recalling_scope(
     tenant's 20 members of a 2,000-member hub: ~6,500 index rows a recall); a filter of one
     scope walks the (task, scope, created_at) index, its own members only, with the same
     siblings as reading the hub whole and as the walk of a filter of several scopes."""
-    mems = [
-        Memory(
-            id=f"x{i:03d}",
-            content="member",
-            task="shared",
-            scope="a" if i % 20 == 0 else "b",
-            created_at=T0 + timedelta(minutes=i),
-            valid_from=T0,
-            content_hash=content_hash("member"),
-        )
-        for i in range(200)
-    ]
-    neo.apply(
-        WriteBatch(
-            memories=mems,
-            nodes=[NodeWrite("Task", "shared")],
-            edges=[EdgeWrite("FOR_TASK", m.id, "shared") for m in mems],
-        )
-    )
+    _two_scope_task_hub(neo, "shared", "x{:03d}", 200, every=20)
     seeds, limit = ["x180", "x100"], 3
     one, both = MemoryFilter(scopes=("a",)), MemoryFilter(scopes=("a", "c"))
     read_whole = neo.siblings(seeds, "FOR_TASK", one, limit)
