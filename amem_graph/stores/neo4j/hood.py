@@ -147,7 +147,7 @@ CALL {
 #: ``$limit`` are admitted (the CASE stops reading filter properties there: filtering first
 #: cost five reads per member, and a 200-member task hub at 10k memories was ~9,000 of
 #: recall's 12,500 db hits); a big one walked each way through the (hub property, created_at)
-#: index, its nearest ``$limit`` by time then id (ordered by the index keys then id, the
+#: index, or (hub property, scope, created_at) for a filter of one scope (``_walk``), its nearest ``$limit`` by time then id (ordered by the index keys then id, the
 #: planner keeps the index order and a PartialTop that stops once the limit's tie group is
 #: complete: no sort of the hub, and no second query for a tie group the limit cuts; the SEEK
 #: hint, because it otherwise chose, in some plans, to scan the whole index in order, or the
@@ -317,8 +317,9 @@ class Neo4jHood(Neo4jReads):
         """Memories sharing a ``via`` hub with each id, nearest in time first, then by id.
 
         A hub with at most ``_SMALL_HUB`` members is read whole. A bigger one is walked
-        outwards from the seed's time through the (task|episode, created_at) index, so its
-        cost does not grow with its size; that path finds the members whose ``task`` (or
+        outwards from the seed's time through the (task|episode, created_at) index, or the
+        (task|episode, scope, created_at) one when ``flt`` names one scope, so its cost does
+        not grow with its size, nor with other scopes' members of it; that path finds the members whose ``task`` (or
         ``episode``) property names the hub, which the write path always sets with the edge.
         """
         if via not in SIBLING_EDGES:
