@@ -144,20 +144,20 @@ CALL {
 }
 """
 #: per hub of the seed: a small hub read whole, nearest first, then filtered in that order until
-#: ``$limit`` are admitted (the CASE stops reading filter properties there: filtering first
-#: cost five reads per member, and a 200-member task hub at 10k memories was ~9,000 of
-#: recall's 12,500 db hits); a big one walked each way through the (hub property, created_at)
-#: index, or (hub property, scope, created_at) for a filter of one scope (``_walk``), its nearest ``$limit`` by time then id (ordered by the index keys then id, the
-#: planner keeps the index order and a PartialTop that stops once the limit's tie group is
-#: complete: no sort of the hub, and no second query for a tie group the limit cuts; the SEEK
-#: hint, because it otherwise chose, in some plans, to scan the whole index in order, or the
-#: task-only index and a sort). A big-hub walk starts from an UNWIND of the hub or of nothing:
-#: behind ``WITH ... WHERE degree > $small`` the planner ran the index seek for every hub,
-#: small ones included, and filtered afterwards (PROFILE of a 10k recall: about 1,100 index
-#: rows and 5,600 db hits per recall for walks it threw away). The walk checks a member's edge
-#: to the hub only once the filter admits it, in a projection (as an ``EXISTS`` in the
-#: ``WHERE`` the planner checked it first, for every member the index gave: in a scope of
-#: 1k among ten, 2,000 of a recall's 9,000 db hits; counted after the filter, 24% fewer)
+#: ``$limit`` are admitted (the CASE stops reading filter properties there: filtering first cost
+#: five reads per member, and a 200-member task hub at 10k memories was ~9,000 of recall's 12,500 db
+#: hits); a big one walked each way through the (hub property, created_at) index, or (hub property,
+#: scope, created_at) for a filter of one scope (``_walk``), its nearest ``$limit`` by time then id
+#: (ordered by the index keys then id, the planner keeps the index order and a PartialTop that stops
+#: once the limit's tie group is complete: no sort of the hub, and no second query for a tie group
+#: the limit cuts; the SEEK hint, because it otherwise chose, in some plans, to scan the whole index
+#: in order, or the task-only index and a sort). A big-hub walk starts from an UNWIND of the hub or
+#: of nothing: behind ``WITH ... WHERE degree > $small`` the planner ran the index seek for every
+#: hub, small ones included, and filtered afterwards (PROFILE of a 10k recall: about 1,100 index
+#: rows and 5,600 db hits per recall for walks it threw away). The walk checks a member's edge to
+#: the hub only once the filter admits it, in a projection (as an ``EXISTS`` in the ``WHERE`` the
+#: planner checked it first, for every member the index gave: in a scope of 1k among ten, 2,000 of a
+#: recall's 9,000 db hits; counted after the filter, 24% fewer)
 _Q_HOOD_SIBLINGS: Final = """
 CALL {
   WITH s
@@ -316,10 +316,10 @@ class Neo4jHood(Neo4jReads):
     ) -> dict[str, list[tuple[str, str]]]:
         """Memories sharing a ``via`` hub with each id, nearest in time first, then by id.
 
-        A hub with at most ``_SMALL_HUB`` members is read whole. A bigger one is walked
-        outwards from the seed's time through the (task|episode, created_at) index, or the
-        (task|episode, scope, created_at) one when ``flt`` names one scope, so its cost does
-        not grow with its size, nor with other scopes' members of it; that path finds the members whose ``task`` (or
+        A hub with at most ``_SMALL_HUB`` members is read whole. A bigger one is walked outwards
+        from the seed's time through the (task|episode, created_at) index, or the (task|episode,
+        scope, created_at) one when ``flt`` names one scope, so its cost does not grow with its
+        size, nor with other scopes' members of it; that path finds the members whose ``task`` (or
         ``episode``) property names the hub, which the write path always sets with the edge.
         """
         if via not in SIBLING_EDGES:
